@@ -1,0 +1,78 @@
+"""The one exception tree of sitescout.
+
+::
+
+    SitescoutError                 base of everything raised on purpose
+    ├── UsageError                 the caller's mistake: bad URL, bad option (CLI exit 2)
+    ├── FetchError                 one document or page could not be fetched (carries .url)
+    │   ├── HTTPError              final status >= 400 (carries .status)
+    │   ├── ContentTypeError       the body is not what was asked for (e.g. not HTML)
+    │   ├── EmptyPageError         no meaningful body
+    │   ├── TimeoutError           connect or total per-document time exceeded
+    │   ├── NetworkError           connection refused/reset, DNS, TLS, protocol errors
+    │   ├── TooManyRedirects       more than the allowed redirects, or a redirect loop
+    │   └── BlockedAddressError    the SSRF guard refused the target address
+    └── NothingFoundError          discovery found no sitemap and no page (CLI exit 3)
+
+Web input never raises out of a walk: a failed document becomes a recorded error in the
+walk report. These exceptions surface from single-document helpers and from caller mistakes.
+"""
+
+from __future__ import annotations
+
+
+class SitescoutError(Exception):
+    """Base class of every exception sitescout raises on purpose."""
+
+
+class UsageError(SitescoutError, ValueError):
+    """The caller passed something unusable (a bad URL, a negative budget)."""
+
+
+class FetchError(SitescoutError):
+    """A document could not be fetched."""
+
+    error_class = "NetworkError"
+
+    def __init__(self, message: str, *, url: str) -> None:
+        super().__init__(message)
+        self.url = url
+
+    def __str__(self) -> str:
+        return f"{self.args[0]} ({self.url})"
+
+
+class HTTPError(FetchError):
+    error_class = "HTTPError"
+
+    def __init__(self, message: str, *, url: str, status: int) -> None:
+        super().__init__(message, url=url)
+        self.status = status
+
+
+class ContentTypeError(FetchError):
+    error_class = "ContentTypeError"
+
+
+class EmptyPageError(FetchError):
+    error_class = "EmptyPageError"
+
+
+class TimeoutError(FetchError):  # noqa: A001 - the spec's failure-class name
+    error_class = "TimeoutError"
+
+
+class NetworkError(FetchError):
+    error_class = "NetworkError"
+
+
+class TooManyRedirects(FetchError):
+    error_class = "TooManyRedirects"
+
+
+class BlockedAddressError(FetchError):
+    error_class = "BlockedAddressError"
+
+
+class NothingFoundError(SitescoutError):
+    """Discovery found nothing to walk."""

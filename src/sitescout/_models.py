@@ -1,0 +1,135 @@
+"""Typed values shared by every module. Pure: no I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+DocumentKind = Literal["urlset", "sitemapindex", "rss", "atom", "text", "not-a-sitemap"]
+SITEMAP_KINDS: frozenset[str] = frozenset({"urlset", "sitemapindex", "rss", "atom", "text"})
+
+DiscoverySource = Literal[
+    "robots.txt", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "user", "bfs", "none"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Alternate:
+    """One `xhtml:link rel="alternate"` of an entry."""
+
+    hreflang: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    loc: str
+    title: str | None = None
+    caption: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Video:
+    content_loc: str | None = None
+    player_loc: str | None = None
+    thumbnail_loc: str | None = None
+    title: str | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    title: str | None = None
+    publication_date: str | None = None
+    language: str | None = None
+    publication_name: str | None = None
+
+
+@dataclass(slots=True)
+class Entry:
+    """One page URL found in a sitemap (§1).
+
+    `hreflang`/`alternate_of` are set only on entries that were yielded because they appeared
+    as an hreflang alternate of another entry (`alternate_of` is that entry's URL).
+    """
+
+    url: str
+    lastmod: str | None = None
+    priority: float | None = None
+    changefreq: str | None = None
+    alternates: tuple[Alternate, ...] = ()
+    images: tuple[Image, ...] = ()
+    videos: tuple[Video, ...] = ()
+    news: News | None = None
+    sitemap: str = ""
+    depth: int = 1
+    hreflang: str | None = None
+    alternate_of: str | None = None
+
+    @property
+    def is_alternate(self) -> bool:
+        return self.alternate_of is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """An entry that could not be used, with its raw value and why."""
+
+    raw: str
+    reason: str
+    sitemap: str
+
+
+@dataclass(slots=True)
+class DocumentRecord:
+    """What happened to one sitemap document during a walk."""
+
+    url: str
+    depth: int
+    status: int | None = None
+    final_url: str | None = None
+    kind: DocumentKind | None = None
+    bytes: int = 0
+    duration: float = 0.0
+    entries: int = 0
+    children: int = 0
+    truncated: bool = False
+    error: str | None = None
+    error_class: str | None = None
+
+
+@dataclass(slots=True)
+class WalkReport:
+    """Everything a walk learned besides its entries (§1)."""
+
+    source: str | None = None
+    source_url: str | None = None
+    documents: list[DocumentRecord] = field(default_factory=list)
+    errors: list[DocumentRecord] = field(default_factory=list)
+    malformed: list[Malformed] = field(default_factory=list)
+    malformed_count: int = 0
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    budgets_hit: list[str] = field(default_factory=list)
+    partial: bool = False
+    partial_reasons: list[str] = field(default_factory=list)
+    urls: int = 0
+    alternates: int = 0
+    duplicates: int = 0
+    bytes: int = 0
+    elapsed: float = 0.0
+    skipped_sitemaps: list[str] = field(default_factory=list)
+    dropped_children: int = 0
+
+    def mark_partial(self, reason: str) -> None:
+        self.partial = True
+        if reason not in self.partial_reasons:
+            self.partial_reasons.append(reason)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    @property
+    def fetches(self) -> int:
+        return len(self.documents)
