@@ -58,7 +58,7 @@ class EmptyPageError(FetchError):
     error_class = "EmptyPageError"
 
 
-class TimeoutError(FetchError):  # noqa: A001 - the spec's failure-class name
+class TimeoutError(FetchError):  # the spec names this failure class; shadows the builtin here only
     error_class = "TimeoutError"
 
 

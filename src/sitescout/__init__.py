@@ -1,0 +1,81 @@
+"""sitescout: what pages does this website have, and which few of them show its shape?
+
+The public API. Everything else lives in private modules and may change.
+
+    import sitescout
+
+    for entry in sitescout.iter_urls("https://example.com/"):
+        print(entry.url, entry.lastmod)
+
+    async for batch in sitescout.walk("https://example.com/"):
+        ...
+"""
+
+from __future__ import annotations
+
+from .__about__ import __version__
+from ._api import discover_sitemaps, iter_urls, walk
+from ._budget import Budgets
+from ._discover import Discovery
+from ._errors import (
+    BlockedAddressError,
+    ContentTypeError,
+    EmptyPageError,
+    FetchError,
+    HTTPError,
+    NetworkError,
+    NothingFoundError,
+    SitescoutError,
+    TimeoutError,
+    TooManyRedirects,
+    UsageError,
+)
+from ._http import FetchConfig
+from ._models import (
+    Alternate,
+    DocumentRecord,
+    Entry,
+    Image,
+    Malformed,
+    News,
+    Video,
+    WalkReport,
+)
+from ._parse import SitemapParser, parse_document
+from ._urls import normalize_url, resolve_url
+from ._walk import Walk, WalkOptions
+
+__all__ = [
+    "Alternate",
+    "BlockedAddressError",
+    "Budgets",
+    "ContentTypeError",
+    "Discovery",
+    "DocumentRecord",
+    "EmptyPageError",
+    "Entry",
+    "FetchConfig",
+    "FetchError",
+    "HTTPError",
+    "Image",
+    "Malformed",
+    "NetworkError",
+    "News",
+    "NothingFoundError",
+    "SitemapParser",
+    "SitescoutError",
+    "TimeoutError",
+    "TooManyRedirects",
+    "UsageError",
+    "Video",
+    "Walk",
+    "WalkOptions",
+    "WalkReport",
+    "__version__",
+    "discover_sitemaps",
+    "iter_urls",
+    "normalize_url",
+    "parse_document",
+    "resolve_url",
+    "walk",
+]

@@ -1,0 +1,413 @@
+"""The walker (§5): discovery, a bounded pool of document workers, de-duplication, the report.
+
+`Walk` is an async iterable of batches (lists of at most 1,000 entries). Documents are fetched by
+`concurrency` workers pulling from one queue; each streams its body into a `SitemapParser`, and
+entries flow to the consumer through a small bounded queue, so a slow consumer slows the
+fetching instead of growing memory. Nothing holds the inventory: memory is the batch, the
+documents in flight and the compact seen-set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+
+from ._budget import Budgets, BudgetTracker, order_children
+from ._discover import Discovery, discover
+from ._http import AddressGuard, FetchConfig, Fetcher, Response
+from ._locale import filter_children, path_locale
+from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
+from ._parse import SitemapParser
+from ._seen import SeenSet
+from ._urls import normalize_url
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 1000
+MAX_MALFORMED_KEPT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    """Everything that shapes one walk besides its URL."""
+
+    sitemap: str | None = None
+    alternates: bool = True
+    concurrency: int = 8
+    fetch: FetchConfig = field(default_factory=FetchConfig)
+    budgets: Budgets = field(default_factory=Budgets)
+    locale: str | None = None
+    filter_locales: bool = False
+    ssrf_guard: bool = True
+
+
+class _Done:
+    """Sentinel closing the batch queue."""
+
+
+class _DocumentSink:
+    """Feeds one document's bytes to its parser and hands entries to the walk as they appear."""
+
+    def __init__(self, walk: Walk, parser: SitemapParser) -> None:
+        self.walk = walk
+        self.parser = parser
+
+    def feed(self, data: bytes) -> None:
+        self.parser.feed(data)
+
+    async def drain(self) -> bool:
+        await self.walk._absorb(self.parser)
+        return not self.walk._stop_urls
+
+
+class Walk:
+    """One walk of one site. Iterate it (`async for batch in walk`), then read `report`."""
+
+    def __init__(self, url: str, options: WalkOptions | None = None) -> None:
+        self.url = url
+        self.options = options or WalkOptions()
+        self.report = WalkReport()
+        self.discovery: Discovery | None = None
+        self._budget = BudgetTracker(self.options.budgets)
+        self._seen = SeenSet()
+        self._visited: set[str] = set()
+        self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+        self._out: asyncio.Queue[list[Entry] | type[_Done]] = asyncio.Queue(maxsize=4)
+        self._batch: list[Entry] = []
+        self._stop_urls = False
+        self._leaf_documents = 0
+        self._started = False
+        self._preferred_locale = self.options.locale or path_locale(url)
+        # Child sitemap URLs seen while a document streams, keyed by its parser.
+        self._pending_children: dict[int, list[str]] = {}
+
+    def __aiter__(self) -> AsyncIterator[list[Entry]]:
+        if self._started:
+            raise RuntimeError("a Walk can be iterated once")
+        self._started = True
+        return self._batches()
+
+    async def _batches(self) -> AsyncIterator[list[Entry]]:
+        start = time.monotonic()
+        driver = asyncio.create_task(self._drive())
+        try:
+            while True:
+                item = await self._out.get()
+                if item is _Done:
+                    break
+                assert isinstance(item, list)
+                yield item
+            await driver  # surfaces a bug in the driver instead of hiding it
+        finally:
+            if not driver.done():
+                driver.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await driver
+            self.report.elapsed = time.monotonic() - start
+
+    # -- orchestration ----------------------------------------------------------------------------
+
+    async def _drive(self) -> None:
+        opts = self.options
+        guard = AddressGuard(self.url) if opts.ssrf_guard else None
+        try:
+            async with Fetcher(opts.fetch, guard=guard) as fetcher:
+                self._fetcher = fetcher
+                workers = [asyncio.create_task(self._worker()) for _ in range(opts.concurrency)]
+                try:
+                    await self._run_discovery(fetcher)
+                finally:
+                    for w in workers:
+                        w.cancel()
+                    await asyncio.gather(*workers, return_exceptions=True)
+            self._finish()
+            if self._batch:
+                await self._out.put(self._batch)
+                self._batch = []
+        finally:
+            await self._out.put(_Done)
+
+    async def _run_discovery(self, fetcher: Fetcher) -> None:
+        found = await discover(fetcher, self.url, self.options.sitemap)
+        self.discovery = found
+        self.report.notes.extend(found.notes)
+        self.report.source, self.report.source_url = found.source, found.source_url
+        if found.sitemaps:
+            for url in found.sitemaps:
+                self._enqueue(url, 1)
+            await self._queue.join()
+            if self._any_root_was_sitemap(found.sitemaps) or found.source == "user":
+                return
+            self.report.notes.append("no sitemap listed in robots.txt answered; trying well-known")
+        for name, url in found.candidates:
+            if normalize_url(url) in self._visited:
+                continue
+            self._enqueue(url, 1)
+            await self._queue.join()
+            if self._any_root_was_sitemap([url]):
+                self.report.source, self.report.source_url = name, url
+                return
+        if self.report.source in ("none", "robots.txt") and not self._any_root_was_sitemap(
+            found.sitemaps
+        ):
+            self.report.source, self.report.source_url = "none", None
+            self.report.notes.append("no sitemap found (robots.txt and well-known paths)")
+
+    def _any_root_was_sitemap(self, urls: list[str]) -> bool:
+        wanted = {normalize_url(u) for u in urls}
+        return any(
+            d.kind in SITEMAP_KINDS and d.error_class is None
+            for d in self.report.documents
+            if d.depth == 1 and normalize_url(d.url) in wanted
+        )
+
+    def _enqueue(self, url: str, depth: int) -> bool:
+        key = normalize_url(url)
+        if key in self._visited:
+            return False
+        self._visited.add(key)
+        self._queue.put_nowait((url, depth))
+        return True
+
+    async def _worker(self) -> None:
+        while True:
+            url, depth = await self._queue.get()
+            try:
+                await self._document(url, depth)
+            except Exception:  # a bug must not hang the walk: record it and go on
+                log.exception("internal error walking %s", url)
+                self._record_failure(DocumentRecord(url, depth), "internal error", "InternalError")
+            finally:
+                self._queue.task_done()
+
+    # -- one document ---------------------------------------------------------------------------
+
+    async def _document(self, url: str, depth: int) -> None:
+        if self._stop_urls:
+            return
+        if not self._budget.try_fetch():
+            self._budget_bound()
+            return
+        record = DocumentRecord(url=url, depth=depth)
+        self.report.documents.append(record)
+        parsers: list[SitemapParser] = []
+
+        def sink_for(resp: Response) -> _DocumentSink:
+            parsers.append(SitemapParser(resp.final_url, depth=depth))
+            return _DocumentSink(self, parsers[-1])
+
+        time_limit = self._time_limit()
+        resp = await self._fetcher.fetch(url, sink_for, time_limit=time_limit)
+        parser = parsers[-1] if parsers else None
+        if parser is not None:
+            parser.close()
+            await self._absorb(parser)
+        self._settle(record, resp, parser)
+        if parser is not None and parser.kind == "sitemapindex":
+            self._children(record, parser)
+        self._budget.add_bytes(resp.bytes)
+        self.report.bytes += resp.bytes
+
+    def _time_limit(self) -> float:
+        left = self._budget.deadline_left()
+        cap = self.options.fetch.timeout
+        return cap if left is None else max(0.05, min(cap, left))
+
+    def _settle(self, record: DocumentRecord, resp: Response, parser: SitemapParser | None) -> None:
+        record.status, record.final_url = resp.status, resp.final_url
+        record.bytes, record.duration, record.truncated = resp.bytes, resp.elapsed, resp.truncated
+        if parser is not None:
+            record.kind = parser.kind
+            if parser.kind in ("urlset", "rss", "atom", "text"):
+                self._leaf_documents += 1
+            for note in parser.notes:
+                self.report.notes.append(f"{resp.final_url}: {note}")
+        if resp.truncated:
+            cap = self.options.fetch.max_bytes
+            self.report.warn(f"{resp.final_url}: cut at the {cap}-byte document limit")
+            self.report.mark_partial("a document exceeded the size limit")
+        if resp.error is not None:
+            self._record_failure(record, str(resp.error), resp.error.error_class)
+        elif parser is not None and parser.kind == "not-a-sitemap":
+            why = next((n for n in parser.notes if n.startswith("not a sitemap")), "not a sitemap")
+            self._record_failure(record, why, "NotASitemap", partial=record.depth > 1)
+        elif parser is not None and parser.errors:
+            record.error = "malformed XML: " + "; ".join(parser.errors[:3])
+            record.error_class = None
+            self.report.errors.append(record)
+        log.debug("document %s: %s %s %d bytes", record.url, record.status, record.kind, resp.bytes)
+
+    def _record_failure(
+        self, record: DocumentRecord, message: str, error_class: str, *, partial: bool = True
+    ) -> None:
+        record.error, record.error_class = message, error_class
+        self.report.errors.append(record)
+        log.warning("sitemap %s failed: %s", record.url, message)
+        if partial:
+            self.report.mark_partial("some sitemap documents failed")
+
+    def _children(self, record: DocumentRecord, parser: SitemapParser) -> None:
+        children = self._pending_children.pop(id(parser), [])
+        record.children = len(children)
+        if not children:
+            return
+        if not self._budget.depth_allows_children(record.depth):
+            self._budget.drop_children(len(children))
+            self.report.dropped_children += len(children)
+            self._budget_bound()
+            return
+        if self.options.filter_locales:
+            result = filter_children(children, self._preferred_locale)
+            if result.applied and result.skipped:
+                self.report.skipped_sitemaps.extend(result.skipped)
+                self.report.notes.append(
+                    f"{record.url}: skipped {len(result.skipped)} child sitemaps in other locales "
+                    f"than {result.preferred}"
+                )
+            children = result.kept
+        if self.options.budgets.any_set:
+            children = order_children(children, self._preferred_locale)
+        for child in children:
+            self._enqueue(child, record.depth + 1)
+
+    # -- entries ----------------------------------------------------------------------------------
+
+    async def _absorb(self, parser: SitemapParser) -> None:
+        """Move what the parser produced into batches; awaits when the consumer is behind."""
+        entries, sitemaps, malformed = parser.take()
+        if sitemaps:
+            self._pending_children.setdefault(id(parser), []).extend(sitemaps)
+        report = self.report
+        for bad in malformed:
+            report.malformed_count += 1
+            if len(report.malformed) < MAX_MALFORMED_KEPT:
+                report.malformed.append(bad)
+        if not entries:
+            return
+        seen_add = self._seen.add
+        batch = self._batch
+        alternates = self.options.alternates
+        for entry in entries:
+            if self._stop_urls:
+                break
+            if not seen_add(entry.url):
+                report.duplicates += 1
+                continue
+            batch.append(entry)
+            report.urls += 1
+            if alternates and entry.alternates:
+                self._add_alternates(entry, batch)
+            if len(batch) >= BATCH_SIZE:
+                self._check_url_budget()
+                full, batch = batch[:BATCH_SIZE], batch[BATCH_SIZE:]
+                self._batch = batch
+                await self._out.put(full)
+        self._batch = batch
+        self._check_url_budget()
+
+    def _add_alternates(self, entry: Entry, batch: list[Entry]) -> None:
+        for alt in entry.alternates:
+            if self._seen.add(alt.url):
+                batch.append(
+                    Entry(
+                        url=alt.url,
+                        sitemap=entry.sitemap,
+                        depth=entry.depth,
+                        hreflang=alt.hreflang,
+                        alternate_of=entry.url,
+                    )
+                )
+                self.report.alternates += 1
+
+    def _check_url_budget(self) -> None:
+        left = self._budget.urls_left()
+        if left is None:
+            return
+        total = self.report.urls + self.report.alternates
+        limit = self.options.budgets.max_urls or 0
+        if total >= limit:
+            over = total - limit
+            if over > 0:
+                del self._batch[len(self._batch) - over :]
+            self._stop_urls = True
+            self._budget.mark_hit("max_urls")
+            self._budget_bound()
+
+    def _budget_bound(self) -> None:
+        for warning in self._budget.warnings:
+            self.report.warn(warning)
+        for name in self._budget.hit:
+            if name not in self.report.budgets_hit:
+                self.report.budgets_hit.append(name)
+        self.report.mark_partial("a walk budget was reached")
+
+    def _finish(self) -> None:
+        if self._budget.hit:
+            self._budget_bound()
+        # The depth warning names the final count, so refresh it last.
+        self.report.warnings = [
+            w for w in self.report.warnings if not w.startswith("Sitemap depth")
+        ]
+        self.report.warnings.extend(
+            w for w in self._budget.warnings if w.startswith("Sitemap depth")
+        )
+
+    @property
+    def leaf_documents(self) -> int:
+        return self._leaf_documents
+
+
+def walk(url: str, options: WalkOptions | None = None) -> Walk:
+    """Start a walk of `url` (a site or a sitemap URL); iterate the result for batches."""
+    return Walk(url, options)
+
+
+class SyncEntries(Iterator[Entry]):
+    """`iter_urls`: the walk as a plain iterator of entries, on a private event loop."""
+
+    def __init__(self, url: str, options: WalkOptions | None = None) -> None:
+        self._loop = asyncio.new_event_loop()
+        self.walk = walk(url, options)
+        self._batches = aiter(self.walk)
+        self._current: Iterator[Entry] = iter(())
+        self._closed = False
+
+    @property
+    def report(self) -> WalkReport:
+        return self.walk.report
+
+    def __next__(self) -> Entry:
+        while True:
+            entry = next(self._current, None)
+            if entry is not None:
+                return entry
+            if self._closed:
+                raise StopIteration
+            try:
+                batch = self._loop.run_until_complete(anext(self._batches))
+            except StopAsyncIteration:
+                self.close()
+                raise StopIteration from None
+            except BaseException:
+                self.close()
+                raise
+            self._current = iter(batch)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        closer = getattr(self._batches, "aclose", None)
+        if closer is not None:
+            self._loop.run_until_complete(closer())
+        self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+        self._loop.close()
+
+    def __del__(self) -> None:
+        if not self._closed and not self._loop.is_running():
+            with contextlib.suppress(Exception):
+                self.close()
