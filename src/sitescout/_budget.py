@@ -1,0 +1,293 @@
+"""Walk budgets, their warnings, and child ordering under budgets (§5). Pure: no I/O.
+
+The walker owns one `BudgetTracker` per walk (every root and child share it, §5) and asks it
+before each sitemap fetch; the tracker only counts and words the warnings. A budget "binds" when
+it prevents something — a fetch, a URL, a child sitemap — never merely because a count reached
+its limit, so a walk that ends exactly at a limit is not partial.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import ClassVar, Literal
+
+from sitescout._errors import UsageError
+from sitescout._locale import locale_matches, require_locale, sitemap_locale, url_path
+
+__all__ = [
+    "BudgetName",
+    "BudgetTracker",
+    "Budgets",
+    "order_children",
+    "truncation_notice",
+]
+
+BudgetName = Literal["max_depth", "max_fetches", "max_bytes", "max_urls", "deadline"]
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """The optional limits of one walk (§5); None means unlimited.
+
+    `deadline` is wall-clock seconds from the start of the walk. Every set value must be positive:
+    a zero or negative budget is the caller's mistake (UsageError, a ValueError), not a request to
+    walk nothing.
+    """
+
+    max_depth: int | None = None
+    max_fetches: int | None = None
+    max_bytes: int | None = None
+    max_urls: int | None = None
+    deadline: float | None = None
+
+    SAMPLER: ClassVar[Budgets]
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):
+            _check_limit(spec.name, getattr(self, spec.name))
+
+    @property
+    def any_set(self) -> bool:
+        """Whether any budget is set (which also switches on priority ordering, §5)."""
+        return any(getattr(self, spec.name) is not None for spec in fields(self))
+
+
+def _check_limit(name: str, value: object) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UsageError(f"{name} must be a number, got {value!r}")
+    if name != "deadline" and not isinstance(value, int):
+        raise UsageError(f"{name} must be a whole number, got {value!r}")
+    if math.isnan(value) or value <= 0:
+        raise UsageError(f"{name} must be positive, got {value!r}")
+
+
+# The sampler's defaults (§5: `sitescout extract`); `--all` lifts them (`Budgets()`).
+Budgets.SAMPLER = Budgets(max_depth=3, max_fetches=20, max_bytes=50 * 1024 * 1024, max_urls=10_000)
+
+
+class BudgetTracker:
+    """Counts one walk's spending against its `Budgets` and words the warnings (§5).
+
+    Not thread-safe: the walker runs on one event loop. `clock` is injectable for tests and
+    `start` defaults to the clock's current reading.
+    """
+
+    def __init__(
+        self,
+        budgets: Budgets,
+        start: float | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.budgets = budgets
+        self._clock = clock
+        self.start = clock() if start is None else start
+        self.fetches = 0
+        self.bytes = 0
+        self.urls = 0
+        self.urls_offered = 0
+        self.dropped_children = 0
+        self._hit: list[BudgetName] = []
+
+    @property
+    def hit(self) -> list[BudgetName]:
+        """The budgets that bound, in the order they first did."""
+        return list(self._hit)
+
+    @property
+    def partial(self) -> bool:
+        """Whether any budget bound, which makes the walk's results partial."""
+        return bool(self._hit)
+
+    @property
+    def warnings(self) -> list[str]:
+        """One warning per budget that bound, in `hit` order.
+
+        Built on each read, so the depth warning always names the total of dropped children
+        however many times `drop_children` was called.
+        """
+        return [self._warning(name) for name in self._hit]
+
+    def try_fetch(self) -> bool:
+        """Count one sitemap fetch attempt, or refuse it when a budget is exhausted.
+
+        Call it once per attempt, failed and empty ones included; robots.txt, HTTP retries and
+        redirects are not attempts (§5). A refusal records the binding budget.
+        """
+        reason = self.exhausted_reason()
+        if reason is not None:
+            self.mark_hit(reason)
+            return False
+        self.fetches += 1
+        return True
+
+    def add_bytes(self, n: int) -> None:
+        """Add the decoded size of a completed document.
+
+        Checked only by the next `try_fetch`, so the document that crosses `max_bytes` is kept
+        whole (§5: the last one may overshoot).
+        """
+        _check_count("n", n)
+        self.bytes += n
+
+    def add_urls(self, n: int) -> int:
+        """Offer `n` new page URLs; return how many fit under `max_urls` (the first ones).
+
+        URLs beyond the limit are counted in `urls_offered` for the truncation notice, and make
+        `max_urls` bind.
+        """
+        _check_count("n", n)
+        left = self.urls_left()
+        accepted = n if left is None else min(n, left)
+        self.urls += accepted
+        self.urls_offered += n
+        if accepted < n:
+            self.mark_hit("max_urls")
+        return accepted
+
+    def urls_left(self) -> int | None:
+        """How many more page URLs fit; None when unlimited."""
+        limit = self.budgets.max_urls
+        return None if limit is None else max(0, limit - self.urls)
+
+    def deadline_left(self) -> float | None:
+        """Seconds left before the deadline (never negative); None when there is none."""
+        deadline = self.budgets.deadline
+        if deadline is None:
+            return None
+        return max(0.0, deadline - (self._clock() - self.start))
+
+    def depth_allows_children(self, depth: int) -> bool:
+        """Whether children of an index at level `depth` (root = 1) may be walked."""
+        if depth < 1:
+            raise UsageError(f"depth starts at 1 (the root), got {depth}")
+        limit = self.budgets.max_depth
+        return limit is None or depth < limit
+
+    def drop_children(self, n: int) -> None:
+        """Record `n` child sitemaps dropped by `max_depth`; the one depth warning sums them."""
+        _check_count("n", n)
+        if n:
+            self.dropped_children += n
+            self.mark_hit("max_depth")
+
+    def exhausted_reason(self) -> BudgetName | None:
+        """The budget that would refuse the next fetch, without recording it; None if none.
+
+        Checked in order deadline, max_fetches, max_bytes, max_urls: a full URL budget refuses
+        further documents too, since none of their URLs could be kept.
+        """
+        left = self.deadline_left()
+        if left is not None and left <= 0:
+            return "deadline"
+        limits = self.budgets
+        if limits.max_fetches is not None and self.fetches >= limits.max_fetches:
+            return "max_fetches"
+        if limits.max_bytes is not None and self.bytes >= limits.max_bytes:
+            return "max_bytes"
+        if self.urls_left() == 0:
+            return "max_urls"
+        return None
+
+    def mark_hit(self, name: BudgetName) -> None:
+        """Record that `name` bound, e.g. when the walker cancels in-flight fetches at the deadline.
+
+        Idempotent: each budget is recorded, and warned about, once. Raises UsageError for a
+        budget that is not set, which cannot bind.
+        """
+        if getattr(self.budgets, name) is None:
+            raise UsageError(f"budget {name} is not set")
+        if name not in self._hit:
+            self._hit.append(name)
+
+    def _warning(self, name: BudgetName) -> str:
+        limit = getattr(self.budgets, name)
+        if name == "deadline":
+            return f"Sitemap walk deadline ({_seconds(limit)}) reached; {_PARTIAL}"
+        label, noun = _LIMIT_WORDS[name]
+        dropped = ""
+        if name == "max_depth":
+            dropped = f"; dropped {_plural(self.dropped_children, 'child sitemap')}"
+        return f"{label} ({_plural(limit, noun)}) reached{dropped}; {_PARTIAL}"
+
+
+_PARTIAL = "discovery results are partial."
+_LIMIT_WORDS: dict[BudgetName, tuple[str, str]] = {
+    "max_depth": ("Sitemap depth limit", "level"),
+    "max_fetches": ("Sitemap fetch limit", "document"),
+    "max_bytes": ("Sitemap body byte limit", "byte"),
+    "max_urls": ("Sitemap URL limit", "URL"),
+}
+
+
+def _check_count(name: str, value: int) -> None:
+    if value < 0:
+        raise UsageError(f"{name} must not be negative, got {value}")
+
+
+def _plural(count: int, noun: str, *, separators: bool = False) -> str:
+    number = f"{count:,}" if separators else str(count)
+    return f"{number} {noun}" if count == 1 else f"{number} {noun}s"
+
+
+def _seconds(value: float) -> str:
+    # `2 s`, `2.5 s`; `:g` only for deadlines too small for three decimals.
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return f"{text if text != '0' else f'{value:g}'} s"
+
+
+# Whole filename tokens (§5). Singulars and plurals both, because real shard names use both forms
+# (Yoast `post-sitemap.xml`, Shopify `sitemap_blogs_1.xml`, `sitemap_products_1.xml`).
+_CONTENT = frozenset(
+    {"pages", "page", "content", "posts", "post", "articles", "article", "blog", "blogs"}
+)
+_DERANKED = frozenset(
+    {"partition", "partitions", "image", "images", "video", "videos", "products", "product", "news"}
+)
+_NAME_TOKEN = re.compile(r"[a-z]+")
+
+
+def order_children(children: Sequence[str], preferred_locale: str | None) -> list[str]:
+    """Children in the fetch order to use when any budget is set (§5).
+
+    Media, product, news and partition shards go last, whatever their locale: a sampler wants
+    pages. Before them come the children whose locale matches `preferred_locale` (by
+    `locale_matches`; None means no preference), then content-looking names (`pages`, `posts`,
+    `blog`, …), then the rest. Names are read as whole tokens of the file name, digits ignored
+    (`post-sitemap2.xml` is a `post` shard). The sort is stable: ties keep document order.
+
+    Raises UsageError when `preferred_locale` is given but is not a locale.
+    """
+    preferred = None if preferred_locale is None else require_locale(preferred_locale)
+    return sorted(children, key=lambda child: _rank(child, preferred))
+
+
+def _rank(child: str, preferred: str | None) -> tuple[bool, bool, bool]:
+    tokens = _name_tokens(child)
+    locale = sitemap_locale(child)
+    local = preferred is not None and locale is not None and locale_matches(preferred, locale)
+    content = not tokens.isdisjoint(_CONTENT)
+    # False sorts first: (not de-ranked, locale match, content) is the best key.
+    return (not tokens.isdisjoint(_DERANKED), not local, not content)
+
+
+def _name_tokens(url: str) -> frozenset[str]:
+    filename = url_path(url).rpartition("/")[2].lower()
+    return frozenset(_NAME_TOKEN.findall(filename))
+
+
+def truncation_notice(discovered: int, leaf_sitemaps: int, limit: int) -> str:
+    """The §5 notice printed when `max_urls` truncates discovery."""
+    found = _plural(discovered, "page URL", separators=True)
+    leaves = _plural(leaf_sitemaps, "leaf sitemap", separators=True)
+    kept = _plural(limit, "page URL", separators=True)
+    return (
+        f"Discovered {found} across {leaves}. "
+        f"Truncated discovery to the first {kept}; pass --all to lift the limit."
+    )

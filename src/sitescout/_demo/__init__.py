@@ -1,0 +1,1 @@
+"""The bundled sample site (`sitescout demo`, `make demo`)."""

@@ -1,0 +1,264 @@
+"""Locale and base-path scoping rules (§7). Pure: no I/O.
+
+Everything here reads URLs as text, never fetches them:
+
+- the locale of a sitemap document, read from its URL path (`sitemap_locale`);
+- the locale of the base URL the user gave (`path_locale`);
+- which child sitemaps of an index to keep for the preferred locale (`filter_children`);
+- the base path prefix and the narrow-prefix warning (`base_prefix`, `under_prefix`,
+  `prefix_warning`).
+
+Locales are returned in one canonical form: lowercase, subtags joined by `-` (`pt_BR` → `pt-br`),
+so that `en_us` and `en-US` never count as two distinct locales.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from sitescout._errors import UsageError
+
+__all__ = [
+    "ISO_639_1",
+    "LocaleFilter",
+    "base_prefix",
+    "filter_children",
+    "is_locale",
+    "locale_matches",
+    "normalize_locale",
+    "path_locale",
+    "prefix_warning",
+    "require_locale",
+    "sitemap_locale",
+    "under_prefix",
+    "url_path",
+]
+
+DEFAULT_LOCALE = "en"
+
+# ISO 639-1 as registered in 2018 (184 codes). `bh` (Bihari) was withdrawn in 2021 but still appears
+# in older sites' URLs, so it stays.
+_ISO_639_1_CODES = """
+    aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy
+    da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu
+    hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb
+    lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om
+    or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw
+    ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu
+"""
+ISO_639_1: frozenset[str] = frozenset(_ISO_639_1_CODES.split())
+
+# Script subtags are limited to the ISO 15924 scripts that CLDR locale identifiers use: any other
+# 4-letter word would let `sitemap-en-blog.xml` or `docs-de-page.xml` read as a locale.
+_SCRIPT_CODES = """
+    adlm arab armn beng cans cher cyrl deva ethi geor grek gujr guru hang hani hans hant hebr
+    hira jpan kana khmr knda kore laoo latn mlym mong mtei mymr nkoo olck orya rohg sinh syrc
+    taml telu tfng thaa thai tibt vaii yiii
+"""
+_SCRIPTS: frozenset[str] = frozenset(_SCRIPT_CODES.split())
+
+_LOCALE = re.compile(r"([a-z]{2})(?:[-_]([a-z]{2}|[0-9]{3}|[a-z]{4}))?")
+_SITEMAP_SUFFIX = re.compile(r"\.xml(?:\.gz)?$")
+_TOKEN_SEPARATOR = re.compile(r"[-_]")
+
+
+def normalize_locale(token: str) -> str | None:
+    """The canonical form of `token` (`pt_BR` → `pt-br`), or None when it is not a locale.
+
+    A locale is an ISO 639-1 language, optionally followed by `-`/`_` and a region (2 letters or
+    3 digits, e.g. `es-419`) or a script (`zh-hans`, `sr-latn`).
+    """
+    match = _LOCALE.fullmatch(token.lower())
+    if match is None:
+        return None
+    language, subtag = match.groups()
+    if language not in ISO_639_1:
+        return None
+    if subtag is None:
+        return language
+    if len(subtag) == 4 and subtag not in _SCRIPTS:
+        return None
+    return f"{language}-{subtag}"
+
+
+def require_locale(value: str) -> str:
+    """The canonical form of a locale the caller passed (e.g. `--locale`); UsageError if none."""
+    canonical = normalize_locale(value)
+    if canonical is None:
+        raise UsageError(f"not a locale: {value!r} (expected e.g. en, en-us, pt-BR, zh-hans)")
+    return canonical
+
+
+def is_locale(token: str) -> bool:
+    """Whether `token` is a locale in the sense of `normalize_locale`."""
+    return normalize_locale(token) is not None
+
+
+def locale_matches(preferred: str, locale: str) -> bool:
+    """Whether a child of locale `locale` serves a user who prefers `preferred`.
+
+    Same language, and the subtags do not contradict each other: `en` ↔ `en-us` match both ways
+    (a user asking for `en` wants the English shards, whatever their region), `en-us` and `en-gb`
+    do not, nor do `zh-hans` and `zh-cn` (a script and a region are never compared). Both
+    arguments are canonical locales.
+    """
+    pref_language, _, pref_subtag = preferred.partition("-")
+    language, _, subtag = locale.partition("-")
+    if pref_language != language:
+        return False
+    return not pref_subtag or not subtag or pref_subtag == subtag
+
+
+def url_path(url_or_path: str) -> str:
+    """The path of a URL or of a bare path, without query or fragment; "" when unreadable."""
+    try:
+        return urlsplit(url_or_path).path
+    except ValueError:
+        # urlsplit rejects malformed hosts (e.g. an unclosed `[`); web input must never raise.
+        return ""
+
+
+def sitemap_locale(url: str) -> str | None:
+    """The locale of a sitemap document, read from its URL path only (§7), or None.
+
+    Rules, first match wins:
+
+    1. `sitemap-xx.xml` (also `sitemap_xx.xml`): `sitemap-fr.xml` → `fr`;
+    2. a locale directory holding a `sitemap*.xml`: `/de-de/sitemap.xml` → `de-de`;
+    3. a locale infix between `_` or `-` and `.xml`, optionally followed by a numeric shard:
+       `dotnet_en-us_1.xml` → `en-us`, `api_en.xml` → `en`.
+
+    `.xml.gz` is accepted wherever `.xml` is. In a file name a trailing number is always a shard,
+    never a UN M.49 region, so every shard of a run (`_1` … `_120`) reads the same locale:
+    `sitemap-es-419.xml` → `es` (a directory `/es-419/` keeps its region). A locale's own
+    separator is not the infix separator: `pt-br.xml` is `pt-br`, not `br` (Breton).
+    """
+    path = url_path(url).lower()
+    directory, _, filename = path.rpartition("/")
+    stem, found = _SITEMAP_SUFFIX.subn("", filename)
+    if not found:
+        return None
+    tokens = _TOKEN_SEPARATOR.split(stem)
+    if len(tokens) > 1 and tokens[-1].isdigit():
+        tokens.pop()  # the shard number
+    # Rule 1 is `sitemap` plus exactly one locale: a language and at most one subtag.
+    if tokens[0] == "sitemap" and len(tokens) in (2, 3):
+        named = normalize_locale("-".join(tokens[1:]))
+        if named is not None:
+            return named
+    if stem.startswith("sitemap"):
+        folder = normalize_locale(directory.rpartition("/")[2])
+        if folder is not None:
+            return folder
+    return _infix_locale(tokens)
+
+
+def _infix_locale(tokens: list[str]) -> str | None:
+    # Two tokens or more: the infix needs a separator before it. The pair is tried first so that
+    # a region is never read as a language on its own (`pt-br` is not Breton).
+    if len(tokens) >= 2:
+        pair = normalize_locale("-".join(tokens[-2:]))
+        if pair is not None:
+            return pair
+        return normalize_locale(tokens[-1])
+    return None
+
+
+def path_locale(url_or_path: str) -> str | None:
+    """The locale of a base URL: its first path segment when that is a locale (§7).
+
+    `https://learn.example.com/en-us/docs/` → `en-us`; `/docs/` → None.
+    """
+    first = url_path(url_or_path).lstrip("/").partition("/")[0]
+    return normalize_locale(first)
+
+
+@dataclass(frozen=True)
+class LocaleFilter:
+    """Which child sitemaps of one index to fetch, and why (§7).
+
+    `kept` and `skipped` partition the children, each in document order. `locales` holds the
+    distinct locales detected among the children. `applied` is True when the filter ran (two or
+    more locales, at least one matching `preferred`); `skipped` may still be empty, e.g. `en`
+    keeps both `en-us` and `en-gb`. `fallback` is True when filtering was due but no child
+    matched `preferred`, so the full list is kept rather than none of the site's localized
+    content.
+    """
+
+    kept: list[str]
+    skipped: list[str]
+    locales: frozenset[str]
+    applied: bool
+    preferred: str
+    fallback: bool = False
+
+
+def filter_children(children: Sequence[str], preferred: str | None) -> LocaleFilter:
+    """Keep the children of the preferred locale and those with no locale (§7).
+
+    Filtering applies only when the children show at least two distinct locales. The preferred
+    locale is `preferred` (the user's `--locale` or the base URL's locale, chosen by the caller),
+    else `en`; matching follows `locale_matches`. When no child matches the preferred locale —
+    which covers "that would leave nothing" — the full list is kept, with `fallback` set: a site
+    offering only `fr` and `de` shards plus an unlocalized one should not shrink to that one.
+
+    Raises UsageError when `preferred` is given but is not a locale.
+    """
+    wanted = DEFAULT_LOCALE if preferred is None else require_locale(preferred)
+    detected = [sitemap_locale(child) for child in children]
+    locales = frozenset(locale for locale in detected if locale is not None)
+    matching = [locale is not None and locale_matches(wanted, locale) for locale in detected]
+    if len(locales) < 2 or not any(matching):
+        return LocaleFilter(
+            list(children), [], locales, applied=False, preferred=wanted, fallback=len(locales) > 1
+        )
+    kept: list[str] = []
+    skipped: list[str] = []
+    for child, locale, match in zip(children, detected, matching, strict=True):
+        (kept if match or locale is None else skipped).append(child)
+    return LocaleFilter(kept, skipped, locales, applied=True, preferred=wanted)
+
+
+def base_prefix(url: str) -> str | None:
+    """The base path prefix of a site URL, ending with `/`; None for the root (§7).
+
+    `https://learn.example.com/en-us/docs` → `/en-us/docs/`. Whether a prefix applies at all (a
+    sitemap URL given directly implies none) is the caller's decision.
+    """
+    path = url_path(url)
+    if path in ("", "/"):
+        return None
+    return path if path.endswith("/") else path + "/"
+
+
+def under_prefix(page_url: str, prefix: str) -> bool:
+    """Whether a page URL (or path) lies under `prefix`, a whole segment at a time.
+
+    `/en-us/docs/` covers `/en-us/docs`, `/en-us/docs/` and `/en-us/docs/x`, not `/en-us/docsx`.
+    Path case is significant (§6 keeps it).
+    """
+    bare = prefix.rstrip("/")
+    if not bare:
+        return True
+    path = url_path(page_url)
+    return path == bare or path.startswith(bare + "/")
+
+
+def prefix_warning(prefix: str, matched: int, examined: int) -> str | None:
+    """The narrow-prefix warning of §7, or None when the prefix matched at least 1 %.
+
+    "Fewer than 1 %" is strict and computed on integers: 1 of 100 is silent, 1 of 101 warns.
+    Nothing examined means nothing to judge. Raises UsageError on impossible counts.
+    """
+    if matched < 0 or examined < 0 or matched > examined:
+        raise UsageError(f"impossible prefix counts: {matched} of {examined}")
+    if examined == 0 or matched * 100 >= examined:
+        return None
+    shown = prefix.rstrip("/") or "/"
+    return (
+        f'Sitemap path prefix "{shown}" matched {matched} of {examined} examined same-site URLs '
+        "(less than 1%); consider a broader base URL."
+    )
