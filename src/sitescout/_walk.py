@@ -17,9 +17,9 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
 from ._budget import Budgets, BudgetTracker, order_children
-from ._discover import Discovery, discover
+from ._discover import Discovery, discover, looks_like_sitemap_url, origin_of
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
-from ._locale import filter_children, path_locale
+from ._locale import base_prefix, filter_children, path_locale, prefix_warning, under_prefix
 from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
 from ._parse import SitemapParser
 from ._seen import SeenSet
@@ -84,6 +84,13 @@ class Walk:
         self._preferred_locale = self.options.locale or path_locale(url)
         # Child sitemap URLs seen while a document streams, keyed by its parser.
         self._pending_children: dict[int, list[str]] = {}
+        # §7: a non-root base path scopes which page URLs are yielded; a sitemap URL given
+        # directly implies no prefix.
+        direct = self.options.sitemap is not None or looks_like_sitemap_url(url)
+        self.prefix = None if direct else base_prefix(url)
+        self._site_host = _bare_host(url)
+        self.prefix_examined = 0
+        self.prefix_matched = 0
 
     def __aiter__(self) -> AsyncIterator[list[Entry]]:
         if self._started:
@@ -132,6 +139,17 @@ class Walk:
             await self._out.put(_Done)
 
     async def _run_discovery(self, fetcher: Fetcher) -> None:
+        await self._discover_and_walk(fetcher)
+        if self.prefix is not None and self.prefix_matched == 0 and not self._stop_urls:
+            # §7: documentation portals often keep their own sitemap under their path.
+            sub = origin_of(self.url) + self.prefix + "sitemap.xml"
+            if self._enqueue(sub, 1):
+                self.report.notes.append(
+                    f"no page URL under {self.prefix} in the site's sitemaps; trying {sub}"
+                )
+                await self._queue.join()
+
+    async def _discover_and_walk(self, fetcher: Fetcher) -> None:
         found = await discover(fetcher, self.url, self.options.sitemap)
         self.discovery = found
         self.report.notes.extend(found.notes)
@@ -291,11 +309,14 @@ class Walk:
         seen_add = self._seen.add
         batch = self._batch
         alternates = self.options.alternates
+        prefix = self.prefix
         for entry in entries:
             if self._stop_urls:
                 break
             if not seen_add(entry.url):
                 report.duplicates += 1
+                continue
+            if prefix is not None and not self._in_scope(entry.url):
                 continue
             batch.append(entry)
             report.urls += 1
@@ -309,9 +330,21 @@ class Walk:
         self._batch = batch
         self._check_url_budget()
 
+    def _in_scope(self, url: str) -> bool:
+        assert self.prefix is not None
+        if _bare_host(url) != self._site_host:
+            return False
+        self.prefix_examined += 1
+        if under_prefix(url, self.prefix):
+            self.prefix_matched += 1
+            return True
+        return False
+
     def _add_alternates(self, entry: Entry, batch: list[Entry]) -> None:
         for alt in entry.alternates:
             if self._seen.add(alt.url):
+                if self.prefix is not None and not self._in_scope(alt.url):
+                    continue
                 batch.append(
                     Entry(
                         url=alt.url,
@@ -348,6 +381,10 @@ class Walk:
     def _finish(self) -> None:
         if self._budget.hit:
             self._budget_bound()
+        if self.prefix is not None:
+            warning = prefix_warning(self.prefix, self.prefix_matched, self.prefix_examined)
+            if warning is not None:
+                self.report.warn(warning)
         # The depth warning names the final count, so refresh it last.
         self.report.warnings = [
             w for w in self.report.warnings if not w.startswith("Sitemap depth")
@@ -364,6 +401,13 @@ class Walk:
 def walk(url: str, options: WalkOptions | None = None) -> Walk:
     """Start a walk of `url` (a site or a sitemap URL); iterate the result for batches."""
     return Walk(url, options)
+
+
+def _bare_host(url: str) -> str:
+    """The host without `www.`, for same-site checks (§8 www handling)."""
+    rest = url.split("://", 1)[-1]
+    host = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1].lower()
+    return host[4:] if host.startswith("www.") else host
 
 
 class SyncEntries(Iterator[Entry]):

@@ -26,6 +26,7 @@ from .__about__ import __version__
 from ._budget import Budgets
 from ._errors import UsageError
 from ._http import DEFAULT_USER_AGENT, FetchConfig
+from ._locale import path_locale
 from ._models import Entry, WalkReport
 from ._walk import Walk, WalkOptions
 
@@ -268,7 +269,8 @@ def urls(
             fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
             budgets=budgets,
             locale=locale,
-            filter_locales=locale is not None,
+            # §7: the inventory filters locales only when asked, by flag or by the base URL.
+            filter_locales=locale is not None or path_locale(url) is not None,
         )
         walk = Walk(_checked_url(url), options)
     except (UsageError, ValueError) as exc:

@@ -1,0 +1,632 @@
+"""URL rules of §4, §6, §8 and §11: resolution, normalization, filtering, slugs. Pure: no I/O.
+
+Everything here runs on every URL of an inventory (up to ~10M), so the per-URL functions are
+written for speed (precompiled patterns, a fast path for already-clean URLs) and never raise.
+
+Resolution (`resolve_url`)
+    Surrounding whitespace is stripped (sitemaps wrap `<loc>` values in newlines), relative values
+    resolve against the URL of the document they came from (RFC 3986, via `urljoin`). Anything that
+    does not end up as an absolute http(s) URL with a valid host and port is rejected with None:
+    empty and fragment-only values, other schemes (`mailto:`, `javascript:`, `tel:`), hosts with
+    spaces or other characters no DNS name has, unparseable IPv6 literals, ports outside 1-65535.
+    The returned URL is resolved but not normalized.
+
+Normalization (`normalize_url`), §6 rules 1-6, idempotent. Choices the spec leaves open:
+    * Hosts: lowercased; internationalized names become punycode ASCII (stdlib IDNA 2003 codec, so
+      no extra dependency); IPv6 literals keep their brackets and take the compressed lowercase
+      form (`[0:0::1]` -> `[::1]`). A trailing root dot is kept: it is a different string to DNS
+      clients and servers alike, and dropping it is a guess we do not need to make.
+    * Userinfo (`user:pw@`) is dropped: it is never part of a page's identity, and credentials must
+      not leak into inventories and logs.
+    * Path: percent-escapes of unreserved characters (ALPHA DIGIT `-._~`) are decoded, every other
+      escape is kept with uppercase hex (`%2f` -> `%2F`); characters that are not valid in a URL
+      (spaces, controls, non-ASCII, `"<>`{}`) are percent-encoded as UTF-8, the way browsers send
+      them; a `%` that does not start an escape becomes `%25` (otherwise decoding could create a new
+      escape and break idempotence). Then `.`/`..` segments are removed per RFC 3986 §5.2.4.
+    * Query: tracking parameters are removed by exact name, case-insensitively (`utm_*`, `mc_*`,
+      `gclid`, `fbclid`, `_ga`, `ref`, `source`; `refresh` stays). Every other parameter keeps its
+      order and its encoding; only escape hex is uppercased (RFC 3986 §6.2.2.1 equivalence) and
+      invalid characters are percent-encoded as in the path. Empty parameters (`a=1&&b=2`) and an
+      empty query (`?`) are dropped.
+    * A value that is not an http(s) URL with a valid host is returned unchanged: normalization
+      never raises, and `resolve_url` is where URLs get rejected.
+
+Sets (`UrlSet`) implement §6 rule 7 and the www rule for the sampler's few thousand URLs; the
+streaming inventory de-duplicates normalized strings and does not need them.
+
+Filtering (`classify`) is §8 as one decision. Same site means same host once a leading `www.` is
+ignored, and the same non-default port; the scheme is ignored because many sites still list
+`http://` URLs in the sitemap of an `https://` site. `/api/` only counts as an endpoint as the first
+path segment: documentation portals serve API *reference pages* under `/docs/.../api/...`.
+`/page-N/` is treated as pagination like `/page/N/` (JUNK.md calls it a pagination form).
+
+Slugs (`slugify`, `SlugRegistry`) follow §11. Slugs longer than 150 characters are cut and get a
+hash suffix, so that every slug is a usable file name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal, NamedTuple
+from urllib.parse import quote, unquote, urljoin, urlsplit
+
+__all__ = [
+    "Classification",
+    "SlugRegistry",
+    "UrlSet",
+    "classify",
+    "normalize_url",
+    "resolve_url",
+    "slugify",
+    "url_path",
+]
+
+_HTTP_SCHEMES = frozenset({"http", "https"})
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+_HOST_PATTERN = r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?"
+_ASCII_HOST = re.compile(_HOST_PATTERN)
+_PORT = re.compile(r"[0-9]{1,5}")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PATH_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})?")
+_QUERY_ESCAPE = re.compile(r"%[0-9a-f][0-9A-Fa-f]|%[0-9A-F][a-f]")
+_PATH_UNSAFE = re.compile(r"[^\x21-\x7e]|[\"<>`{}]")
+_QUERY_UNSAFE = re.compile(r"[^\x21-\x7e]|[\"<>`]")
+_TRACKING_EXACT = frozenset({"gclid", "fbclid", "_ga", "ref", "source"})
+_TRACKING_PREFIXES = ("utm_", "mc_")
+
+# Fast path: a URL matching this (and free of dot segments and tracking parameters) is exactly
+# what the slow path would produce, so it is returned as is. Every character class below is a
+# subset of what the slow path leaves untouched; `%` is excluded so escapes need no checking.
+_CLEAN = re.compile(
+    rf"https?://{_HOST_PATTERN}/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*"
+    r"(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]|^]+)?"
+)
+_TRACKING_IN_QUERY = re.compile(
+    r"[?&](?:utm_[^&=]*|mc_[^&=]*|gclid|fbclid|_ga|ref|source)(?:=|&|$)", re.IGNORECASE
+)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def resolve_url(raw: str, base: str) -> str | None:
+    """Resolve a raw URL value against the URL of the document it came from.
+
+    Returns the absolute http(s) URL (resolved, not normalized), or None when the value cannot
+    become one. Never raises.
+    """
+    value = raw.strip()
+    if not value or value[0] == "#":
+        return None
+    if _is_clean(value):
+        return value  # absolute, with a valid host: nothing to resolve or check
+    try:
+        parts = urlsplit(value)
+        if not parts.scheme:
+            value = urljoin(base.strip(), value)
+            parts = urlsplit(value)
+        elif not parts.netloc:
+            # `https:/x` is a relative reference to urljoin; `https:///x` is a broken URL.
+            if value[len(parts.scheme) + 1 :].startswith("//"):
+                return None
+            value = urljoin(base.strip(), value)
+            parts = urlsplit(value)
+    except ValueError:
+        return None
+    if parts.scheme not in _HTTP_SCHEMES or _canonical_netloc(parts.scheme, parts.netloc) is None:
+        return None
+    return value
+
+
+# --------------------------------------------------------------------------- normalization
+
+
+def normalize_url(url: str) -> str:
+    """Apply §6 rules 1-6 (see the module docstring). Idempotent, never raises."""
+    if _is_clean(url):
+        return url
+    try:
+        return _normalize_slow(url)
+    except (ValueError, UnicodeError):
+        return url
+
+
+def _is_clean(url: str) -> bool:
+    match = _CLEAN.fullmatch(url)
+    if match is None or "/." in url:
+        return False
+    query = match.group(1)
+    if query is None:
+        return True
+    return (
+        "&&" not in query
+        and query[1] != "&"
+        and query[-1] != "&"
+        and _TRACKING_IN_QUERY.search(query) is None
+    )
+
+
+def _normalize_slow(url: str) -> str:
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme
+    if scheme not in _HTTP_SCHEMES:
+        return url
+    netloc = _canonical_netloc(scheme, parts.netloc)
+    if netloc is None:
+        return url
+    path = _normalize_path(parts.path)
+    query = _normalize_query(parts.query)
+    return f"{scheme}://{netloc}{path}?{query}" if query else f"{scheme}://{netloc}{path}"
+
+
+def _canonical_netloc(scheme: str, netloc: str) -> str | None:
+    """`host[:port]` in canonical form, without userinfo; None when host or port is invalid."""
+    hostport = netloc.rpartition("@")[2]
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0:
+            return None
+        host, rest = _canonical_ipv6(hostport[1:end]), hostport[end + 1 :]
+        if rest and not rest.startswith(":"):
+            return None
+        port = rest[1:]
+    else:
+        raw_host, _, port = hostport.partition(":")
+        host = _canonical_host(raw_host)
+    if host is None:
+        return None
+    if not port:
+        return host
+    if _PORT.fullmatch(port) is None or not 0 < int(port) <= 65535:
+        return None
+    port = str(int(port))
+    return host if port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
+
+
+def _canonical_ipv6(literal: str) -> str | None:
+    try:
+        return f"[{ipaddress.IPv6Address(literal).compressed}]"
+    except ValueError:
+        return None
+
+
+def _canonical_host(host: str) -> str | None:
+    host = host.lower()
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii").lower()
+        except (UnicodeError, ValueError):
+            return None
+    return host if _ASCII_HOST.fullmatch(host) else None
+
+
+def _normalize_path(path: str) -> str:
+    if not path:
+        return "/"
+    if "%" in path:
+        path = _PATH_ESCAPE.sub(_fix_path_escape, path)
+    path = _PATH_UNSAFE.sub(_percent_encode, path)
+    if "/." in path:
+        path = _remove_dot_segments(path)
+    return path
+
+
+def _fix_path_escape(match: re.Match[str]) -> str:
+    hex_digits = match.group(1)
+    if hex_digits is None:
+        return "%25"
+    char = chr(int(hex_digits, 16))
+    return char if char in _UNRESERVED else "%" + hex_digits.upper()
+
+
+def _percent_encode(match: re.Match[str]) -> str:
+    # surrogatepass: lone surrogates can reach us from decoded garbage; encode, do not raise.
+    return quote(match.group(), safe="", errors="surrogatepass")
+
+
+def _remove_dot_segments(path: str) -> str:
+    output: list[str] = []
+    segments = path.split("/")[1:]
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if segment == "..":
+            if output:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+            continue
+        if index == last:
+            # `/a/b/..` names the directory `/a/`, so the trailing slash survives.
+            output.append("")
+    return "/" + "/".join(output)
+
+
+def _normalize_query(query: str) -> str:
+    if not query:
+        return ""
+    if "%" in query:
+        query = _QUERY_ESCAPE.sub(lambda m: m.group().upper(), query)
+    query = _QUERY_UNSAFE.sub(_percent_encode, query)
+    kept = [p for p in query.split("&") if p and not _is_tracking(p.partition("=")[0])]
+    return "&".join(kept)
+
+
+def _is_tracking(name: str) -> bool:
+    name = name.lower()
+    return name in _TRACKING_EXACT or name.startswith(_TRACKING_PREFIXES)
+
+
+# --------------------------------------------------------------------------- parts
+
+# RFC 3986 appendix B: splits any string, so it cannot fail.
+_PARTS = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.DOTALL)
+
+
+class _Parts(NamedTuple):
+    scheme: str
+    host: str  # lowercase, no userinfo, no port
+    port: str  # "" for the scheme's default
+    path: str
+    query: str
+
+
+def _parts(url: str) -> _Parts:
+    match = _PARTS.match(url)
+    assert match is not None  # the pattern matches every string
+    scheme, netloc, path, query, _ = match.groups(default="")
+    hostport = netloc.rpartition("@")[2].lower()
+    if hostport.startswith("["):
+        host, _, port = hostport.partition("]")
+        host += "]"
+        port = port[1:]
+    else:
+        host, _, port = hostport.partition(":")
+    if port == _DEFAULT_PORTS.get(scheme.lower()):
+        port = ""
+    return _Parts(scheme.lower(), host, port, path, query)
+
+
+def url_path(url: str) -> str:
+    """The path of a URL (`/` for a bare host); a value starting with `/` is taken as a path."""
+    path = _parts(url).path
+    return path or "/"
+
+
+def _bare_host(host: str) -> str:
+    return host[4:] if host.startswith("www.") else host
+
+
+# --------------------------------------------------------------------------- filtering (§8)
+
+Decision = Literal["keep", "drop", "flag"]
+
+
+class Classification(NamedTuple):
+    """The §8 verdict for one URL: `decision` and the rule that made it (`reason`)."""
+
+    decision: Decision
+    reason: str
+
+
+KEEP = Classification("keep", "page")
+_FRAGMENT_ONLY = Classification("drop", "fragment-only")
+_NON_HTTP = Classification("drop", "non-http-scheme")
+_UNPARSEABLE = Classification("drop", "unparseable")
+_OTHER_HOST = Classification("drop", "other-host")
+_ASSET = Classification("drop", "asset-extension")
+_API = Classification("drop", "api-path")
+_PAGINATION = Classification("drop", "pagination")
+_AUTH = Classification("flag", "requires-auth")
+
+# §8's list plus other files no sitemap of pages should point at (fonts, media, source maps).
+ASSET_EXTENSIONS: tuple[str, ...] = (
+    ".css", ".js", ".json", ".xml", ".txt", ".pdf", ".zip",
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".svg",
+    ".ico", ".bmp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".map",
+    ".gz", ".mp3", ".mp4", ".webm", ".mov",
+)  # fmt: skip
+_API_PATH = re.compile(r"^/api(?:/|$)|/(?:wp-json|\.well-known)(?:/|$)")
+_PAGINATION_PATH = re.compile(r"/page[/-]0*([1-9][0-9]*)/?$", re.IGNORECASE)
+_PAGINATION_QUERY = re.compile(r"(?:^|&)paged?=0*([1-9][0-9]*)(?:&|$)", re.IGNORECASE)
+_AUTH_PATH = re.compile(
+    r"/(?:my-|wp-)?(?:account|dashboard|admin|login|signin|sign-in|log-in)s?(?![a-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def classify(url: str, site: str) -> Classification:
+    """Decide keep/drop/flag for one URL of the site `site` (§8). Never raises.
+
+    `url` is normalized first (nearly free for clean URLs), so raw values are fine too; relative
+    values resolve against `site`. `site` may be a URL or a bare host.
+    """
+    value = url.strip()
+    if not value or value[0] == "#":
+        return _FRAGMENT_ONLY
+    site_base, site_key = _site(site)
+    if not _is_clean(value):
+        resolved = resolve_url(value, site_base)
+        if resolved is None:
+            scheme = _parts(value).scheme
+            return _NON_HTTP if scheme and scheme not in _HTTP_SCHEMES else _UNPARSEABLE
+        value = normalize_url(resolved)
+    parts = _parts(value)
+    if (_bare_host(parts.host.rstrip(".")), parts.port) != site_key:
+        return _OTHER_HOST
+    return _classify_path(parts.path, parts.query)
+
+
+def _classify_path(path: str, query: str) -> Classification:
+    lowered = path.lower()
+    if lowered[lowered.rfind("/") + 1 :].endswith(ASSET_EXTENSIONS):
+        return _ASSET
+    if _API_PATH.search(lowered):
+        return _API
+    if _is_paginated(path, query):
+        return _PAGINATION
+    if _AUTH_PATH.search(path):
+        return _AUTH
+    return KEEP
+
+
+def _is_paginated(path: str, query: str) -> bool:
+    # Compare digit strings, not ints: int() refuses strings over 4300 digits.
+    match = _PAGINATION_PATH.search(path)
+    if match is not None and match.group(1) != "1":
+        return True
+    if query and "page" in query.lower():
+        match = _PAGINATION_QUERY.search(query)
+        return match is not None and match.group(1) != "1"
+    return False
+
+
+@lru_cache(maxsize=64)
+def _site(site: str) -> tuple[str, tuple[str, str]]:
+    """The site as a base URL for resolution, and its same-site key (bare host, port)."""
+    value = site.strip()
+    if "://" not in value:
+        value = "https://" + value
+    base = normalize_url(value)
+    parts = _parts(base)
+    return base, (_bare_host(parts.host.rstrip(".")), parts.port)
+
+
+# --------------------------------------------------------------------------- sets (§6 rule 7, www)
+
+
+@dataclass(slots=True)
+class _Member:
+    key: str
+    scheme: str
+    bare_host: str
+    port: str
+    path: str  # without the trailing slash ("" for the root)
+    query: str
+    hosts: list[str] = field(default_factory=list)  # host forms seen, first first
+    slash: bool = False  # seen with a trailing slash
+    no_slash: bool = False  # seen without one
+
+
+class UrlSet:
+    """Normalized URLs with trailing-slash and www/bare-host duplicates collapsed (§6).
+
+    Meant for the sampler's thousands of URLs: it keeps every member and the forms it was seen
+    in, so that a canonical learned later (`set_canonical`) still changes the outcome. Iteration
+    yields each page once, in discovery order, in its preferred form:
+
+    * `/foo` and `/foo/` both seen: the form the page's canonical prefers, else `/foo/`.
+    * `example.com` and `www.example.com` both seen: the host of the home page's canonical, else
+      the host the user typed (the `site` given here); other hosts keep their first-seen form.
+    """
+
+    def __init__(self, site: str) -> None:
+        value = site.strip()
+        self._site_host = _parts(
+            normalize_url(value if "://" in value else "https://" + value)
+        ).host
+        self._members: dict[str, _Member] = {}
+        self._host_forms: dict[str, list[str]] = {}
+        self._canonical_hosts: dict[str, str] = {}
+        self._canonical_slash: dict[str, bool] = {}
+        self._raw: dict[str, None] = {}
+
+    def add(self, url: str) -> str:
+        """Add a URL (normalized here); return the form the set currently keeps for it."""
+        normalized = normalize_url(url.strip())
+        parts = _parts(normalized)
+        if parts.scheme not in _HTTP_SCHEMES or not parts.host:
+            self._raw.setdefault(normalized)
+            return normalized
+        key = self._key(parts)
+        member = self._members.get(key)
+        if member is None:
+            bare = _bare_host(parts.host)
+            path = parts.path.rstrip("/")
+            member = _Member(key, parts.scheme, bare, parts.port, path, parts.query)
+            self._members[key] = member
+        if parts.host not in member.hosts:
+            member.hosts.append(parts.host)
+        forms = self._host_forms.setdefault(member.bare_host, [])
+        if parts.host not in forms:
+            forms.append(parts.host)
+        if parts.path.endswith("/"):
+            member.slash = True
+        else:
+            member.no_slash = True
+        return self._render(member)
+
+    def set_canonical(self, url: str, canonical: str) -> None:
+        """Record the `<link rel="canonical">` of the page at `url`.
+
+        It decides the trailing-slash form of that page and, for the home page, the host form of
+        the whole site. A canonical pointing at a different page is ignored here.
+        """
+        page, target = _parts(normalize_url(url.strip())), _parts(normalize_url(canonical.strip()))
+        if not page.host or not target.host or self._key(page) != self._key(target):
+            return
+        if target.path not in ("", "/"):
+            self._canonical_slash[self._key(target)] = target.path.endswith("/")
+        elif not page.query:
+            self._canonical_hosts[_bare_host(target.host)] = target.host
+
+    def resolve(self, url: str) -> str | None:
+        """The form the set keeps for `url`, or None if no form of it was added."""
+        normalized = normalize_url(url.strip())
+        if normalized in self._raw:
+            return normalized
+        member = self._members.get(self._key(_parts(normalized)))
+        return None if member is None else self._render(member)
+
+    def __contains__(self, url: object) -> bool:
+        return isinstance(url, str) and self.resolve(url) is not None
+
+    def __len__(self) -> int:
+        return len(self._members) + len(self._raw)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (self._render(member) for member in self._members.values())
+        yield from self._raw
+
+    def urls(self) -> list[str]:
+        return list(self)
+
+    @property
+    def notes(self) -> list[str]:
+        """One human-readable line per divergence collapsed, for the crawl log."""
+        notes = [self._host_note(bare, forms) for bare, forms in self._host_forms.items()]
+        notes = [note for note in notes if note]
+        for member in self._members.values():
+            if member.slash and member.no_slash:
+                notes.append(self._slash_note(member))
+        return notes
+
+    @staticmethod
+    def _key(parts: _Parts) -> str:
+        bare = _bare_host(parts.host)
+        return f"{parts.scheme}://{bare}:{parts.port}{parts.path.rstrip('/')}?{parts.query}"
+
+    def _host_for(self, bare: str) -> tuple[str, str]:
+        forms = self._host_forms[bare]
+        if len(forms) == 1:
+            return forms[0], "the only form seen"
+        if bare in self._canonical_hosts:
+            return self._canonical_hosts[bare], "the home page's canonical"
+        if self._site_host in forms:
+            return self._site_host, "the form you typed"
+        return forms[0], "the form seen first"
+
+    def _slash_for(self, member: _Member) -> tuple[bool, str]:
+        if not (member.slash and member.no_slash):
+            return member.slash, "the only form seen"
+        if member.key in self._canonical_slash:
+            return self._canonical_slash[member.key], "the page's canonical"
+        return True, "the trailing-slash form"
+
+    def _render(self, member: _Member, *, slash: bool | None = None) -> str:
+        host = self._host_for(member.bare_host)[0]
+        if slash is None:
+            slash = self._slash_for(member)[0]
+        return _build(member, host, slash)
+
+    def _host_note(self, bare: str, forms: list[str]) -> str:
+        if len(forms) < 2:
+            return ""
+        chosen, why = self._host_for(bare)
+        others = ", ".join(form for form in forms if form != chosen)
+        return f"Both {chosen} and {others} appear; using {chosen} ({why}), rewrote {others}."
+
+    def _slash_note(self, member: _Member) -> str:
+        chosen, why = self._slash_for(member)
+        kept = self._render(member, slash=chosen)
+        other = self._render(member, slash=not chosen)
+        return f"Trailing-slash duplicates {kept} and {other}; kept {kept} ({why})."
+
+
+def _build(member: _Member, host: str, slash: bool) -> str:
+    port = f":{member.port}" if member.port else ""
+    path = member.path + "/" if slash or not member.path else member.path
+    query = f"?{member.query}" if member.query else ""
+    return f"{member.scheme}://{host}{port}{path}{query}"
+
+
+# --------------------------------------------------------------------------- slugs (§11)
+
+_SLUG_MAX = 150
+_SLUG_HASH_LEN = 8
+_SLUG_INVALID = re.compile(r"[^a-z0-9_-]+")
+_DASHES = re.compile(r"-{2,}")
+# Letters NFKD does not decompose into ASCII, spelled the way their languages transliterate them.
+_TRANSLITERATE = str.maketrans(
+    {
+        "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o",
+        "đ": "d", "Đ": "d", "ð": "d", "Ð": "d", "þ": "th", "Þ": "th", "ł": "l", "Ł": "l",
+        "ı": "i", "ħ": "h", "Ħ": "h",
+    }
+)  # fmt: skip
+
+
+def slugify(url: str) -> str:
+    """The §11 file-system key of a URL's path: non-empty, only `[a-z0-9_-]`.
+
+    `/` -> `home`, `/blog/post-one` -> `blog__post-one`, `/Über/Straße` -> `uber__strasse`.
+    The query is not part of the slug (§11); collisions are `SlugRegistry`'s job.
+    """
+    # Decode per segment so that an escaped `%2F` stays inside its segment (and becomes `-`).
+    segments = url_path(url.strip()).split("/")
+    path = "/".join(unquote(part, errors="replace").replace("/", "-") for part in segments)
+    path = path.strip("/")
+    if not path:
+        return "home"
+    slug = _ascii_fold(path).lower().replace("/", "__")
+    slug = _DASHES.sub("-", _SLUG_INVALID.sub("-", slug)).strip("-")
+    if not slug:
+        return "_" + _short_hash(url)
+    if len(slug) > _SLUG_MAX:
+        slug = slug[: _SLUG_MAX - _SLUG_HASH_LEN - 1].rstrip("-") + "-" + _short_hash(url)
+    return slug
+
+
+def _ascii_fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLITERATE))
+    # Anything NFKD leaves non-ASCII (combining marks, CJK, ...) is dropped; the
+    # substitution after this turns what is left between words into `-`.
+    return decomposed.encode("ascii", "ignore").decode("ascii")
+
+
+def _short_hash(url: str) -> str:
+    digest = hashlib.sha1(url.encode("utf-8", "surrogatepass"), usedforsecurity=False)
+    return digest.hexdigest()[:_SLUG_HASH_LEN]
+
+
+class SlugRegistry:
+    """Assigns unique slugs: collisions get `-2`, `-3`, ... in the order URLs are assigned."""
+
+    def __init__(self) -> None:
+        self._by_url: dict[str, str] = {}
+        self._taken: set[str] = set()
+
+    def assign(self, url: str) -> str:
+        """The slug of `url`: the same one every time for the same URL string."""
+        slug = self._by_url.get(url)
+        if slug is not None:
+            return slug
+        base = slug = slugify(url)
+        suffix = 2
+        while slug in self._taken:
+            slug = f"{base}-{suffix}"
+            suffix += 1
+        self._taken.add(slug)
+        self._by_url[url] = slug
+        return slug
+
+    def get(self, url: str) -> str | None:
+        return self._by_url.get(url)
+
+    def __len__(self) -> int:
+        return len(self._by_url)
