@@ -36,7 +36,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def do_GET(self) -> None:
@@ -47,7 +47,9 @@ class RequestHandler(BaseHTTPRequestHandler):
             site.log.append((time.monotonic(), path, self.headers.get("User-Agent", "")))
         route = site.routes.get(path) or site.routes.get(path.split("?", 1)[0])
         if route is None:
-            self.send_reply(Reply(404, b"<html><body>not found</body></html>", {"Content-Type": "text/html"}))
+            self.send_reply(
+                Reply(404, b"<html><body>not found</body></html>", {"Content-Type": "text/html"})
+            )
             return
         reply = route(self) if callable(route) else route
         if reply is not None:
@@ -100,7 +102,9 @@ class Site:
 
     def add(self, path: str, body: bytes | str = b"", status: int = 200, **headers: str) -> None:
         data = body.encode() if isinstance(body, str) else body
-        self.routes[path] = Reply(status, data, {k.replace("_", "-"): v for k, v in headers.items()})
+        self.routes[path] = Reply(
+            status, data, {k.replace("_", "-"): v for k, v in headers.items()}
+        )
 
     def handle(self, path: str, handler: Handler) -> None:
         self.routes[path] = handler

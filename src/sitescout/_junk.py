@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from sitescout._urls import slugify, url_path
+from ._urls import slugify, url_path
 
 __all__ = ["JunkResult", "format_junk_notice", "junk_filter"]
 

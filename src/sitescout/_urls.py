@@ -51,13 +51,15 @@ import ipaddress
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 __all__ = [
+    "ASSET_EXTENSIONS",
     "Classification",
+    "Decision",
     "SlugRegistry",
     "UrlSet",
     "classify",
@@ -82,10 +84,14 @@ _TRACKING_PREFIXES = ("utm_", "mc_")
 
 # Fast path: a URL matching this (and free of dot segments and tracking parameters) is exactly
 # what the slow path would produce, so it is returned as is. Every character class below is a
-# subset of what the slow path leaves untouched; `%` is excluded so escapes need no checking.
+# subset of what the slow path leaves untouched. Escapes are allowed when the slow path would
+# keep them: uppercase hex, and in the path only escapes of reserved/non-ASCII bytes (not of
+# unreserved characters, which it decodes). Possessive quantifiers keep matching linear.
+_KEPT_PATH_ESCAPE = r"%(?:[0189A-F][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[BCDF])"
 _CLEAN = re.compile(
-    rf"https?://{_HOST_PATTERN}/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*"
-    r"(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]|^]+)?"
+    rf"(https?)://({_HOST_PATTERN})"
+    rf"(/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]++|{_KEPT_PATH_ESCAPE})*+)"
+    r"(\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]|^]++|%[0-9A-F]{2})++)?"
 )
 _TRACKING_IN_QUERY = re.compile(
     r"[?&](?:utm_[^&=]*|mc_[^&=]*|gclid|fbclid|_ga|ref|source)(?:=|&|$)", re.IGNORECASE
@@ -138,18 +144,24 @@ def normalize_url(url: str) -> str:
 
 
 def _is_clean(url: str) -> bool:
+    return _clean_match(url) is not None
+
+
+def _clean_match(url: str) -> re.Match[str] | None:
+    """The `_CLEAN` match of `url` if normalization would leave it unchanged, else None."""
     match = _CLEAN.fullmatch(url)
-    if match is None or "/." in url:
-        return False
-    query = match.group(1)
+    if match is None or "/." in match.group(3):
+        return None
+    query = match.group(4)
     if query is None:
-        return True
-    return (
+        return match
+    clean = (
         "&&" not in query
         and query[1] != "&"
         and query[-1] != "&"
         and _TRACKING_IN_QUERY.search(query) is None
     )
+    return match if clean else None
 
 
 def _normalize_slow(url: str) -> str:
@@ -314,7 +326,7 @@ class Classification(NamedTuple):
     reason: str
 
 
-KEEP = Classification("keep", "page")
+_KEEP = Classification("keep", "page")
 _FRAGMENT_ONLY = Classification("drop", "fragment-only")
 _NON_HTTP = Classification("drop", "non-http-scheme")
 _UNPARSEABLE = Classification("drop", "unparseable")
@@ -325,18 +337,19 @@ _PAGINATION = Classification("drop", "pagination")
 _AUTH = Classification("flag", "requires-auth")
 
 # §8's list plus other files no sitemap of pages should point at (fonts, media, source maps).
-ASSET_EXTENSIONS: tuple[str, ...] = (
-    ".css", ".js", ".json", ".xml", ".txt", ".pdf", ".zip",
-    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".svg",
-    ".ico", ".bmp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".map",
-    ".gz", ".mp3", ".mp4", ".webm", ".mov",
-)  # fmt: skip
+ASSET_EXTENSIONS: frozenset[str] = frozenset(
+    ".css .js .json .xml .txt .pdf .zip .png .jpg .jpeg .gif .webp .avif .svg "
+    ".ico .bmp .tif .tiff .woff .woff2 .ttf .otf .eot .map .gz .mp3 .mp4 .webm .mov".split()
+)
+# Path rules run on the lowercased path, so no IGNORECASE (it makes sre several times slower).
 _API_PATH = re.compile(r"^/api(?:/|$)|/(?:wp-json|\.well-known)(?:/|$)")
-_PAGINATION_PATH = re.compile(r"/page[/-]0*([1-9][0-9]*)/?$", re.IGNORECASE)
+_PAGINATION_PATH = re.compile(r"/page[/-]0*([1-9][0-9]*)/?$")
 _PAGINATION_QUERY = re.compile(r"(?:^|&)paged?=0*([1-9][0-9]*)(?:&|$)", re.IGNORECASE)
-_AUTH_PATH = re.compile(
-    r"/(?:my-|wp-)?(?:account|dashboard|admin|login|signin|sign-in|log-in)s?(?![a-z0-9])",
-    re.IGNORECASE,
+_AUTH_PATH = re.compile(r"/(?:my-|wp-)?(?:account|dashboard|admin|log-?in|sign-?in)s?(?![a-z0-9])")
+# One search that every path a rule could apply to matches: most paths need nothing more.
+_SUSPECT_PATH = re.compile(
+    r"/(?:api(?:/|$)|wp-json|\.well-known|page[/-]"
+    r"|(?:my-|wp-)?(?:account|dashboard|admin|log-?in|sign-?in))"
 )
 
 
@@ -350,36 +363,44 @@ def classify(url: str, site: str) -> Classification:
     if not value or value[0] == "#":
         return _FRAGMENT_ONLY
     site_base, site_key = _site(site)
-    if not _is_clean(value):
+    match = _clean_match(value)
+    if match is not None:
+        # The common case: read the parts off the fast-path match, no second parse.
+        host, port, path, query = match.group(2), "", match.group(3), (match.group(4) or "")[1:]
+    else:
         resolved = resolve_url(value, site_base)
         if resolved is None:
             scheme = _parts(value).scheme
             return _NON_HTTP if scheme and scheme not in _HTTP_SCHEMES else _UNPARSEABLE
-        value = normalize_url(resolved)
-    parts = _parts(value)
-    if (_bare_host(parts.host.rstrip(".")), parts.port) != site_key:
+        _, host, port, path, query = _parts(normalize_url(resolved))
+    if (_bare_host(host.rstrip(".")), port) != site_key:
         return _OTHER_HOST
-    return _classify_path(parts.path, parts.query)
+    return _classify_path(path.lower(), query)
 
 
 def _classify_path(path: str, query: str) -> Classification:
-    lowered = path.lower()
-    if lowered[lowered.rfind("/") + 1 :].endswith(ASSET_EXTENSIONS):
+    """The path rules of §8, in §8's order, on a lowercased path."""
+    last_segment = path[path.rfind("/") + 1 :]
+    dot = last_segment.rfind(".")
+    if dot >= 0 and last_segment[dot:] in ASSET_EXTENSIONS:
         return _ASSET
-    if _API_PATH.search(lowered):
+    if _SUSPECT_PATH.search(path) is None:
+        return _PAGINATION if query and _is_paginated("", query) else _KEEP
+    if _API_PATH.search(path):
         return _API
     if _is_paginated(path, query):
         return _PAGINATION
     if _AUTH_PATH.search(path):
         return _AUTH
-    return KEEP
+    return _KEEP
 
 
 def _is_paginated(path: str, query: str) -> bool:
     # Compare digit strings, not ints: int() refuses strings over 4300 digits.
-    match = _PAGINATION_PATH.search(path)
-    if match is not None and match.group(1) != "1":
-        return True
+    if path:
+        match = _PAGINATION_PATH.search(path)
+        if match is not None and match.group(1) != "1":
+            return True
     if query and "page" in query.lower():
         match = _PAGINATION_QUERY.search(query)
         return match is not None and match.group(1) != "1"
@@ -408,7 +429,6 @@ class _Member:
     port: str
     path: str  # without the trailing slash ("" for the root)
     query: str
-    hosts: list[str] = field(default_factory=list)  # host forms seen, first first
     slash: bool = False  # seen with a trailing slash
     no_slash: bool = False  # seen without one
 
@@ -450,8 +470,6 @@ class UrlSet:
             path = parts.path.rstrip("/")
             member = _Member(key, parts.scheme, bare, parts.port, path, parts.query)
             self._members[key] = member
-        if parts.host not in member.hosts:
-            member.hosts.append(parts.host)
         forms = self._host_forms.setdefault(member.bare_host, [])
         if parts.host not in forms:
             forms.append(parts.host)

@@ -75,7 +75,8 @@ class Walk:
         self._budget = BudgetTracker(self.options.budgets)
         self._seen = SeenSet()
         self._visited: set[str] = set()
-        self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, int, bool]] = asyncio.Queue()
+        self._probes: set[str] = set()
         self._out: asyncio.Queue[list[Entry] | type[_Done]] = asyncio.Queue(maxsize=4)
         self._batch: list[Entry] = []
         self._stop_urls = False
@@ -164,6 +165,7 @@ class Walk:
         for name, url in found.candidates:
             if normalize_url(url) in self._visited:
                 continue
+            self._probes.add(url)
             self._enqueue(url, 1)
             await self._queue.join()
             if self._any_root_was_sitemap([url]):
@@ -178,7 +180,7 @@ class Walk:
     def _any_root_was_sitemap(self, urls: list[str]) -> bool:
         wanted = {normalize_url(u) for u in urls}
         return any(
-            d.kind in SITEMAP_KINDS and d.error_class is None
+            d.kind in SITEMAP_KINDS and d.error_class in (None, "TimeoutError", "NetworkError")
             for d in self.report.documents
             if d.depth == 1 and normalize_url(d.url) in wanted
         )
@@ -188,14 +190,14 @@ class Walk:
         if key in self._visited:
             return False
         self._visited.add(key)
-        self._queue.put_nowait((url, depth))
+        self._queue.put_nowait((url, depth, url in self._probes))
         return True
 
     async def _worker(self) -> None:
         while True:
-            url, depth = await self._queue.get()
+            url, depth, probe = await self._queue.get()
             try:
-                await self._document(url, depth)
+                await self._document(url, depth, probe)
             except Exception:  # a bug must not hang the walk: record it and go on
                 log.exception("internal error walking %s", url)
                 self._record_failure(DocumentRecord(url, depth), "internal error", "InternalError")
@@ -204,7 +206,7 @@ class Walk:
 
     # -- one document ---------------------------------------------------------------------------
 
-    async def _document(self, url: str, depth: int) -> None:
+    async def _document(self, url: str, depth: int, probe: bool = False) -> None:
         if self._stop_urls:
             return
         if not self._budget.try_fetch():
@@ -224,7 +226,7 @@ class Walk:
         if parser is not None:
             parser.close()
             await self._absorb(parser)
-        self._settle(record, resp, parser)
+        self._settle(record, resp, parser, probe)
         if parser is not None and parser.kind == "sitemapindex":
             self._children(record, parser)
         self._budget.add_bytes(resp.bytes)
@@ -235,7 +237,9 @@ class Walk:
         cap = self.options.fetch.timeout
         return cap if left is None else max(0.05, min(cap, left))
 
-    def _settle(self, record: DocumentRecord, resp: Response, parser: SitemapParser | None) -> None:
+    def _settle(
+        self, record: DocumentRecord, resp: Response, parser: SitemapParser | None, probe: bool
+    ) -> None:
         record.status, record.final_url = resp.status, resp.final_url
         record.bytes, record.duration, record.truncated = resp.bytes, resp.elapsed, resp.truncated
         if parser is not None:
@@ -248,7 +252,12 @@ class Walk:
             cap = self.options.fetch.max_bytes
             self.report.warn(f"{resp.final_url}: cut at the {cap}-byte document limit")
             self.report.mark_partial("a document exceeded the size limit")
-        if resp.error is not None:
+        if probe and (resp.error is not None or not (parser and parser.is_sitemap)):
+            # A well-known path that is missing or not a sitemap is an answer, not a failure.
+            record.error = str(resp.error) if resp.error else "not a sitemap"
+            record.error_class = resp.error.error_class if resp.error else "NotASitemap"
+            self.report.notes.append(f"well-known {record.url}: {record.error}")
+        elif resp.error is not None:
             self._record_failure(record, str(resp.error), resp.error.error_class)
         elif parser is not None and parser.kind == "not-a-sitemap":
             why = next((n for n in parser.notes if n.startswith("not a sitemap")), "not a sitemap")
@@ -306,29 +315,59 @@ class Walk:
                 report.malformed.append(bad)
         if not entries:
             return
+        # Locs first, alternates after: a URL that is a loc in this stretch of the document is
+        # reported as a page, not as some other page's alternate.
+        await self._emit(self._fresh(entries))
+        if self.options.alternates:
+            await self._emit(self._alternates_of(entries))
+
+    def _fresh(self, entries: list[Entry]) -> Iterator[Entry]:
         seen_add = self._seen.add
-        batch = self._batch
-        alternates = self.options.alternates
+        report = self.report
         prefix = self.prefix
         for entry in entries:
-            if self._stop_urls:
-                break
             if not seen_add(entry.url):
                 report.duplicates += 1
                 continue
             if prefix is not None and not self._in_scope(entry.url):
                 continue
+            yield entry
+
+    def _alternates_of(self, entries: list[Entry]) -> Iterator[Entry]:
+        for entry in entries:
+            for alt in entry.alternates:
+                if not self._seen.add(alt.url):
+                    continue
+                if self.prefix is not None and not self._in_scope(alt.url):
+                    continue
+                yield Entry(
+                    url=alt.url,
+                    sitemap=entry.sitemap,
+                    depth=entry.depth,
+                    hreflang=alt.hreflang,
+                    alternate_of=entry.url,
+                )
+
+    async def _emit(self, entries: Iterator[Entry]) -> None:
+        batch = self._batch
+        report = self.report
+        limit = self.options.budgets.max_urls
+        for entry in entries:
+            if self._stop_urls:
+                break
+            if limit is not None and report.urls + report.alternates >= limit:
+                self._url_limit_reached()
+                break
             batch.append(entry)
-            report.urls += 1
-            if alternates and entry.alternates:
-                self._add_alternates(entry, batch)
+            if entry.alternate_of is None:
+                report.urls += 1
+            else:
+                report.alternates += 1
             if len(batch) >= BATCH_SIZE:
-                self._check_url_budget()
-                full, batch = batch[:BATCH_SIZE], batch[BATCH_SIZE:]
-                self._batch = batch
-                await self._out.put(full)
+                self._batch = []
+                await self._out.put(batch)
+                batch = self._batch
         self._batch = batch
-        self._check_url_budget()
 
     def _in_scope(self, url: str) -> bool:
         assert self.prefix is not None
@@ -340,35 +379,10 @@ class Walk:
             return True
         return False
 
-    def _add_alternates(self, entry: Entry, batch: list[Entry]) -> None:
-        for alt in entry.alternates:
-            if self._seen.add(alt.url):
-                if self.prefix is not None and not self._in_scope(alt.url):
-                    continue
-                batch.append(
-                    Entry(
-                        url=alt.url,
-                        sitemap=entry.sitemap,
-                        depth=entry.depth,
-                        hreflang=alt.hreflang,
-                        alternate_of=entry.url,
-                    )
-                )
-                self.report.alternates += 1
-
-    def _check_url_budget(self) -> None:
-        left = self._budget.urls_left()
-        if left is None:
-            return
-        total = self.report.urls + self.report.alternates
-        limit = self.options.budgets.max_urls or 0
-        if total >= limit:
-            over = total - limit
-            if over > 0:
-                del self._batch[len(self._batch) - over :]
-            self._stop_urls = True
-            self._budget.mark_hit("max_urls")
-            self._budget_bound()
+    def _url_limit_reached(self) -> None:
+        self._stop_urls = True
+        self._budget.mark_hit("max_urls")
+        self._budget_bound()
 
     def _budget_bound(self) -> None:
         for warning in self._budget.warnings:
