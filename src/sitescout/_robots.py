@@ -39,7 +39,7 @@ def sitemap_lines(text: str, robots_url: str) -> list[str]:
     """Every `Sitemap:` value, resolved against the robots.txt URL, in order, without repeats."""
     seen: set[str] = set()
     out: list[str] = []
-    for line in text.splitlines():
+    for line in text.lstrip("\ufeff").splitlines():
         m = _SITEMAP_LINE.match(line.split("#", 1)[0] if "#" in line else line)
         if m is None:
             continue

@@ -1,0 +1,120 @@
+"""The command line, run as a real subprocess against a loopback site."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+from .server import Site, sitemapindex, urlset
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sitescout", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def make_site(site: Site) -> None:
+    site.add("/robots.txt", "Sitemap: /index.xml\n", Content_Type="text/plain")
+    site.add("/index.xml", sitemapindex([f"{site.url}/a.xml", f"{site.url}/b.xml"]))
+    alt = f'<xhtml:link rel="alternate" hreflang="fr" href="{site.url}/fr/p0"/>'
+    site.add(
+        "/a.xml",
+        urlset(
+            [f"{site.url}/p0"], extra=alt + "<lastmod>2024-05-01</lastmod><priority>0.7</priority>"
+        ),
+    )
+    site.add("/b.xml", urlset([f"{site.url}/p{i}" for i in range(1, 5)]))
+
+
+def test_urls_jsonl_stdout_is_data_only(site: Site) -> None:
+    make_site(site)
+    proc = run("urls", site.url)
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(rows) == 6
+    assert set(rows[0]) == {
+        "url",
+        "lastmod",
+        "priority",
+        "changefreq",
+        "hreflang",
+        "alternate_of",
+        "sitemap",
+        "depth",
+    }
+    first = next(r for r in rows if r["url"] == f"{site.url}/p0")
+    assert first["lastmod"] == "2024-05-01" and first["priority"] == 0.7 and first["depth"] == 2
+    alt = next(r for r in rows if r["hreflang"] == "fr")
+    assert alt["alternate_of"] == f"{site.url}/p0"
+    assert "6 URLs" in proc.stderr and "robots.txt" in proc.stderr
+
+
+def test_urls_csv_to_file_and_no_alternates(site: Site, tmp_path: object) -> None:
+    make_site(site)
+    out = f"{tmp_path}/inv.csv"
+    proc = run("urls", site.url, "--format", "csv", "--output", out, "--no-alternates")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    with open(out, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 5 and rows[0]["url"].startswith(site.url)
+
+
+def test_json_summary_on_stderr(site: Site) -> None:
+    make_site(site)
+    proc = run("urls", site.url, "--json", "--quiet")
+    assert proc.returncode == 0
+    summary = json.loads(proc.stderr)
+    assert summary["urls"] == 5 and summary["alternates"] == 1
+    assert summary["documents"] == 3 and summary["partial"] is False
+
+
+def test_partial_exits_1(site: Site) -> None:
+    make_site(site)
+    site.add("/b.xml", status=404)
+    proc = run("urls", site.url)
+    assert proc.returncode == 1
+    assert len(proc.stdout.splitlines()) == 2  # what was collected is still written
+    assert "HTTP 404" in proc.stderr
+
+
+def test_nothing_found_exits_3(site: Site) -> None:
+    proc = run("urls", site.url)
+    assert proc.returncode == 3
+    assert proc.stdout == ""
+
+
+def test_usage_error_exits_2() -> None:
+    assert run("urls", "not-a-url").returncode == 2
+    assert run("urls", "http://127.0.0.1:9/", "--concurrency", "0").returncode == 2
+
+
+def test_sitemap_flag_skips_robots(site: Site) -> None:
+    make_site(site)
+    proc = run("urls", site.url, "--sitemap", f"{site.url}/b.xml")
+    assert proc.returncode == 0
+    assert len(proc.stdout.splitlines()) == 4
+    assert site.hits["/robots.txt"] == 0
+
+
+def test_user_agent_is_sent(site: Site) -> None:
+    make_site(site)
+    run("urls", site.url, "--user-agent", "probe/9")
+    assert {ua for _, _, ua in site.log} == {"probe/9"}
+
+
+def test_demo_runs() -> None:
+    proc = run("demo")
+    assert proc.returncode == 0, proc.stderr
+    assert "sample site served" in proc.stderr
+    assert all(
+        json.loads(line)["url"].startswith("http://127.0.0.1:") for line in io.StringIO(proc.stdout)
+    )
