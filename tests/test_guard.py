@@ -1,4 +1,4 @@
-"""The SSRF guard, tested through its decision functions and a stub resolver — never by connecting."""
+"""SSRF guard: decision functions and a stub resolver; nothing ever connects."""
 
 from __future__ import annotations
 
