@@ -35,7 +35,7 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Find every page a website has, fast and safely, and the few that show its shape.",
 )
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
 
