@@ -381,7 +381,7 @@ class SitemapParser:
 
     # -- element handlers (one call per item; the hot path) -----------------------------------
 
-    def _resolve(self, raw: str | None) -> str | None:
+    def _resolve(self, raw: str | None, *, normalize: bool = True) -> str | None:
         if raw is None:
             self.malformed.append(Malformed("", "entry without a URL", self.url))
             return None
@@ -391,7 +391,7 @@ class SitemapParser:
             reason = "empty URL" if not value else "cannot be resolved to an http(s) URL"
             self.malformed.append(Malformed(value[:2000], reason, self.url))
             return None
-        return normalize_url(url)
+        return normalize_url(url) if normalize else url
 
     def _on_url(self, el: Any) -> None:
         loc = lastmod = changefreq = None
@@ -447,7 +447,9 @@ class SitemapParser:
         for child in el:
             if local_name(child.tag) == "loc":
                 loc = child.text
-        url = self._resolve(loc)
+        # Child sitemaps are fetched as written: §6 tracking-parameter rules are for pages, and
+        # `?source=…` may well select a shard.
+        url = self._resolve(loc, normalize=False)
         if url is not None:
             if self._salvaging:
                 self._yielded_since_error.add(url)

@@ -23,7 +23,6 @@ from ._locale import base_prefix, filter_children, path_locale, prefix_warning, 
 from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
 from ._parse import SitemapParser
 from ._seen import SeenSet
-from ._urls import normalize_url
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +162,7 @@ class Walk:
                 return
             self.report.notes.append("no sitemap listed in robots.txt answered; trying well-known")
         for name, url in found.candidates:
-            if normalize_url(url) in self._visited:
+            if _document_key(url) in self._visited:
                 continue
             self._probes.add(url)
             self._enqueue(url, 1)
@@ -178,15 +177,15 @@ class Walk:
             self.report.notes.append("no sitemap found (robots.txt and well-known paths)")
 
     def _any_root_was_sitemap(self, urls: list[str]) -> bool:
-        wanted = {normalize_url(u) for u in urls}
+        wanted = {_document_key(u) for u in urls}
         return any(
             d.kind in SITEMAP_KINDS and d.error_class in (None, "TimeoutError", "NetworkError")
             for d in self.report.documents
-            if d.depth == 1 and normalize_url(d.url) in wanted
+            if d.depth == 1 and _document_key(d.url) in wanted
         )
 
     def _enqueue(self, url: str, depth: int) -> bool:
-        key = normalize_url(url)
+        key = _document_key(url)
         if key in self._visited:
             return False
         self._visited.add(key)
@@ -415,6 +414,15 @@ class Walk:
 def walk(url: str, options: WalkOptions | None = None) -> Walk:
     """Start a walk of `url` (a site or a sitemap URL); iterate the result for batches."""
     return Walk(url, options)
+
+
+def _document_key(url: str) -> str:
+    """Identity of a sitemap document for the visited set: the URL without its fragment, scheme
+    and host lowercased. Query parameters all count: `?source=` may select a shard."""
+    url = url.split("#", 1)[0]
+    scheme, sep, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme.lower()}{sep}{host.lower()}{slash}{path}"
 
 
 def _bare_host(url: str) -> str:
