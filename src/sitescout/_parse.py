@@ -26,7 +26,7 @@ from typing import Any
 from lxml import etree
 
 from ._models import Alternate, DocumentKind, Entry, Image, Malformed, News, Video
-from ._urls import normalize_url, resolve_url
+from ._urls import _is_clean, normalize_url, resolve_url
 
 log = logging.getLogger(__name__)
 
@@ -64,14 +64,22 @@ _W3C_DT = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?\Z",
     re.I,
 )
+# The values nearly every sitemap uses, parsed once.
+_PRIORITIES: dict[str, float] = {f"{i / 10:.1f}": i / 10 for i in range(11)} | {"1": 1.0, "0": 0.0}
 _CHANGEFREQ = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
+
+
+_LOCAL_NAMES: dict[object, str] = {}
 
 
 def local_name(tag: object) -> str:
     """`{ns}loc` and `loc` both → `loc`; comments and PIs (non-str tags) → empty."""
-    if not isinstance(tag, str):
-        return ""
-    return tag[tag.rfind("}") + 1 :]
+    name = _LOCAL_NAMES.get(tag)
+    if name is None:
+        name = tag[tag.rfind("}") + 1 :] if isinstance(tag, str) else ""
+        if len(_LOCAL_NAMES) < 4096:  # a hostile document may invent endless tag names
+            _LOCAL_NAMES[tag] = name
+    return name
 
 
 def normalize_lastmod(raw: str) -> str | None:
@@ -385,7 +393,10 @@ class SitemapParser:
         if raw is None:
             self.malformed.append(Malformed("", "entry without a URL", self.url))
             return None
-        url = resolve_url(raw, self.url)
+        value = raw.strip()
+        if _is_clean(value):  # the common case: absolute and already normal (one regex)
+            return value
+        url = resolve_url(value, self.url)
         if url is None:
             value = raw.strip()
             reason = "empty URL" if not value else "cannot be resolved to an http(s) URL"
@@ -396,16 +407,20 @@ class SitemapParser:
     def _on_url(self, el: Any) -> None:
         loc = lastmod = changefreq = None
         priority: float | None = None
-        alternates: list[Alternate] = []
-        images: list[Image] = []
-        videos: list[Video] = []
+        alternates: tuple[Alternate, ...] = ()
+        images: tuple[Image, ...] = ()
+        videos: tuple[Video, ...] = ()
         news = None
+        names = _LOCAL_NAMES
         for child in el:
-            name = local_name(child.tag)
+            tag = child.tag
+            name = names.get(tag) or local_name(tag)
             if name == "loc":
                 loc = child.text
             elif name == "lastmod":
-                lastmod = normalize_lastmod(child.text or "")
+                text = child.text
+                if text is not None:
+                    lastmod = text if _CANONICAL_DT.match(text) else normalize_lastmod(text)
             elif name == "priority":
                 priority = self._priority(child.text)
             elif name == "changefreq":
@@ -413,13 +428,13 @@ class SitemapParser:
             elif name == "link":
                 alt = self._alternate(child)
                 if alt is not None:
-                    alternates.append(alt)
+                    alternates += (alt,)
             elif name == "image":
                 img = self._image(child)
                 if img is not None:
-                    images.append(img)
+                    images += (img,)
             elif name == "video":
-                videos.append(self._video(child))
+                videos += (self._video(child),)
             elif name == "news":
                 news = self._news(child)
         url = self._resolve(loc)
@@ -433,9 +448,9 @@ class SitemapParser:
                 lastmod,
                 priority,
                 changefreq,
-                tuple(alternates),
-                tuple(images),
-                tuple(videos),
+                alternates,
+                images,
+                videos,
                 news,
                 self.url,
                 self.depth,
@@ -484,7 +499,12 @@ class SitemapParser:
     # -- extension helpers ----------------------------------------------------------------------
 
     def _priority(self, raw: str | None) -> float | None:
-        if raw is None or not raw.strip():
+        if raw is None:
+            return None
+        value = _PRIORITIES.get(raw)
+        if value is not None:
+            return value
+        if not raw.strip():
             return None
         value = parse_priority(raw)
         if value is None:

@@ -2,7 +2,7 @@
 
 A Python `set` of URL strings costs about 150 bytes per URL (string object plus table slot); at
 10M URLs that is gigabytes. This keeps only a 64-bit hash per URL in an open-addressing table held
-in one `array('q')`: 16 bytes per URL at the worst load factor, no per-URL object. Two distinct
+in one `array('q')`: 12–24 bytes per URL (load factor 1/3 to 2/3), no per-URL object. Two distinct
 URLs sharing a 64-bit hash would make the second look seen; at 10M URLs the odds are about 1 in
 300,000 per walk, which an inventory tool can accept.
 """
@@ -17,11 +17,11 @@ class SeenSet:
 
     def __init__(self, capacity: int = 1 << 14) -> None:
         size = 1
-        while size < capacity * 2:
+        while size * 2 < capacity * 3:
             size <<= 1
         self._table = array("q", bytes(8 * size))
         self._mask = size - 1
-        self._limit = size // 2
+        self._limit = size * 2 // 3
         self._count = 0
 
     def __len__(self) -> int:
@@ -72,4 +72,4 @@ class SeenSet:
                 while table[i]:
                     i = (i + 1) & mask
                 table[i] = h
-        self._table, self._mask, self._limit = table, mask, size // 2
+        self._table, self._mask, self._limit = table, mask, size * 2 // 3

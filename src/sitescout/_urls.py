@@ -89,7 +89,7 @@ _TRACKING_PREFIXES = ("utm_", "mc_")
 # unreserved characters, which it decodes). Possessive quantifiers keep matching linear.
 _KEPT_PATH_ESCAPE = r"%(?:[0189A-F][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[BCDF])"
 _CLEAN = re.compile(
-    rf"(https?)://({_HOST_PATTERN})"
+    rf"(https?)://({_HOST_PATTERN})(?::([1-9][0-9]{{0,4}}))?"
     rf"(/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]++|{_KEPT_PATH_ESCAPE})*+)"
     r"(\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]|^]++|%[0-9A-F]{2})++)?"
 )
@@ -150,9 +150,13 @@ def _is_clean(url: str) -> bool:
 def _clean_match(url: str) -> re.Match[str] | None:
     """The `_CLEAN` match of `url` if normalization would leave it unchanged, else None."""
     match = _CLEAN.fullmatch(url)
-    if match is None or "/." in match.group(3):
+    if match is None or "/." in match.group(4):
         return None
-    query = match.group(4)
+    port = match.group(3)
+    # A port is clean unless it is the scheme's default (stripped) or out of range.
+    if port is not None and (port == _DEFAULT_PORTS[match.group(1)] or int(port) > 65535):
+        return None
+    query = match.group(5)
     if query is None:
         return match
     clean = (
@@ -366,7 +370,8 @@ def classify(url: str, site: str) -> Classification:
     match = _clean_match(value)
     if match is not None:
         # The common case: read the parts off the fast-path match, no second parse.
-        host, port, path, query = match.group(2), "", match.group(3), (match.group(4) or "")[1:]
+        host, port = match.group(2), match.group(3) or ""
+        path, query = match.group(4), (match.group(5) or "")[1:]
     else:
         resolved = resolve_url(value, site_base)
         if resolved is None:
