@@ -121,7 +121,7 @@ async def test_gzip_bomb_is_capped_and_recorded(site: Site) -> None:
     bomb = gzip.compress(head.encode() + b" " * (64 << 20))
     assert len(bomb) < 1 << 20
     site.add("/bomb.xml.gz", bomb, Content_Type="application/octet-stream")
-    entries, report, _ = await collect(site.url + "/bomb.xml.gz", max_bytes=8 << 20)
+    entries, report, _ = await collect(site.url + "/bomb.xml.gz", max_document_bytes=8 << 20)
     assert len(entries) == 50  # what came before the cut is kept
     doc = report.documents[0]
     assert doc.truncated and doc.bytes == 8 << 20

@@ -38,7 +38,7 @@ def walk(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Walk:
     """Walk a site's sitemaps as an async iterable of batches of `Entry` (at most 1,000 each).
 
     `url` is a site URL (discovery runs) or a sitemap URL (walked directly). Keyword arguments
-    are fields of `WalkOptions`, `FetchConfig` (`timeout`, `user_agent`, `max_bytes`, …) or
+    are fields of `WalkOptions`, `FetchConfig` (`timeout`, `user_agent`, `max_document_bytes`, …) or
     `Budgets` (`max_fetches`, `max_depth`, …). After iteration, `walk.report` holds the report.
     """
     return Walk(_check_url(url), _options(options, kwargs))

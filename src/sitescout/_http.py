@@ -57,7 +57,7 @@ class FetchConfig:
     retries: int = 2
     backoff: float = 0.5
     retry_after_cap: float = 30.0
-    max_bytes: int = 50 * MiB
+    max_document_bytes: int = 50 * MiB  # decoded; beyond it a document is cut (§3)
     per_host: int = 8
 
 
@@ -450,7 +450,8 @@ class Fetcher:
         sink = sink_factory(result)
         if sink is None:
             return
-        decoder = _Decoder(response.headers.get("content-encoding", ""), self.config.max_bytes)
+        encoding = response.headers.get("content-encoding", "")
+        decoder = _Decoder(encoding, self.config.max_document_bytes)
         try:
             async for raw in response.aiter_raw():
                 for chunk in decoder.decode(raw):

@@ -54,6 +54,18 @@ _DOCTYPE_RE = re.compile(rb"<!DOCTYPE[^\[>]*(\[.*?\]\s*)?>", re.S | re.I)
 _SALVAGE_RE = re.compile(rb"<(?:[\w.-]+:)?loc\s*>(.*?)</(?:[\w.-]+:)?loc\s*>", re.S)
 _CDATA_RE = re.compile(r"^<!\[CDATA\[(.*)\]\]>$", re.S)
 _ENTITY_RE = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
+# Real sitemaps carry bare `&` in URLs (`?a=1&b=2`) and HTML entities (`&eacute;`); libxml2's
+# recovery drops them with the following text and stalls the push parser. Everything that is not
+# one of XML's five predefined entities or a character reference is escaped to stay literal —
+# which also leaves any entity declared in a (removed) DOCTYPE unexpanded.
+_BARE_AMP = re.compile(
+    rb"<!\[CDATA\[.*?\]\]>|&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,8}|#x[0-9a-fA-F]{1,8});)", re.S
+)
+def _escape_amp(m: re.Match[bytes]) -> bytes:
+    return b"&amp;" if m.group() == b"&" else m.group()
+
+
+_AMP_TAIL = 12  # longest reference kept whole (`&#x10FFFF;`), plus room
 _LEFTOVER_ENTITY = re.compile(r"&[A-Za-z_][\w.-]*;")
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
@@ -156,6 +168,7 @@ class SitemapParser:
         self._prefix = b""
         self._xml: Any = None
         self._text_carry = b""
+        self._amp_carry = b""
         self._errors_seen = 0
         self._salvaging = False
         self._salvage_carry = b""
@@ -192,11 +205,13 @@ class SitemapParser:
             self._text_lines(self._text_carry, final=True)
             self._text_carry = b""
         elif self._xml is not None:
+            if self._amp_carry:
+                self._feed_xml(b"", final=True)
             try:
                 self._xml.close()
             except etree.XMLSyntaxError as exc:
                 self._record_error(str(exc))
-            self._drain_events()
+            self._drop_recovered_at_close()
             self._check_errors()
             self._finish_salvage()
         self._summarize_notes()
@@ -300,7 +315,25 @@ class SitemapParser:
         elif self._xml is not None:
             self._feed_xml(data.translate(None, _CONTROL))
 
-    def _feed_xml(self, data: bytes) -> None:
+    def _escape(self, data: bytes, *, final: bool = False) -> bytes:
+        data = self._amp_carry + data
+        self._amp_carry = b""
+        if b"&" not in data:
+            return data
+        if not final:
+            # A reference or CDATA section split across chunks is judged once its end arrived.
+            cut = data.rfind(b"&", max(0, len(data) - _AMP_TAIL))
+            if cut >= 0 and b";" in data[cut:]:
+                cut = -1
+            cdata = data.rfind(b"<![CDATA[")
+            if cdata >= 0 and data.find(b"]]>", cdata) < 0 and len(data) - cdata < 1 << 16:
+                cut = cdata if cut < 0 else min(cut, cdata)
+            if cut >= 0:
+                data, self._amp_carry = data[:cut], data[cut:]
+        return _BARE_AMP.sub(_escape_amp, data)
+
+    def _feed_xml(self, data: bytes, *, final: bool = False) -> None:
+        data = self._escape(data, final=final)
         was_salvaging = self._salvaging
         before = len(self.entries), len(self.sitemaps)
         try:
@@ -317,6 +350,13 @@ class SitemapParser:
             self._yielded_since_error.update(e.url for e in self.entries[before[0] :])
             self._yielded_since_error.update(self.sitemaps[before[1] :])
         self._salvage(data)
+
+    def _drop_recovered_at_close(self) -> None:
+        """An item that only ends because close() ran was cut mid-way: its text is partial."""
+        for _event, el in self._xml.read_events():
+            loc = el.findtext("{*}loc") or el.findtext("{*}link") or el.get("href") or ""
+            self.malformed.append(Malformed(loc.strip()[:2000], "entry cut off", self.url))
+            self.errors.append("document ended inside an entry")
 
     def _drain_events(self) -> None:
         last = None
@@ -490,8 +530,9 @@ class SitemapParser:
             name = local_name(child.tag)
             if name == "link" and child.get("rel", "alternate") == "alternate":
                 href = href or child.get("href")
-            elif name in ("updated", "published") and child.text and updated is None:
-                updated = normalize_lastmod(child.text)
+            elif name == "updated" or (name == "published" and updated is None):
+                # <updated> is the modification date; <published> only stands in for it.
+                updated = normalize_lastmod(child.text or "") or updated
         url = self._resolve(href)
         if url is not None:
             self.entries.append(Entry(url=url, lastmod=updated, sitemap=self.url, depth=self.depth))

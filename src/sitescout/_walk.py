@@ -248,7 +248,7 @@ class Walk:
             for note in parser.notes:
                 self.report.notes.append(f"{resp.final_url}: {note}")
         if resp.truncated:
-            cap = self.options.fetch.max_bytes
+            cap = self.options.fetch.max_document_bytes
             self.report.warn(f"{resp.final_url}: cut at the {cap}-byte document limit")
             self.report.mark_partial("a document exceeded the size limit")
         if probe and (resp.error is not None or not (parser and parser.is_sitemap)):
