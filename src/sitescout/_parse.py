@@ -61,6 +61,8 @@ _ENTITY_RE = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 _BARE_AMP = re.compile(
     rb"<!\[CDATA\[.*?\]\]>|&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,8}|#x[0-9a-fA-F]{1,8});)", re.S
 )
+
+
 def _escape_amp(m: re.Match[bytes]) -> bytes:
     return b"&amp;" if m.group() == b"&" else m.group()
 
