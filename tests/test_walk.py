@@ -466,9 +466,9 @@ async def test_connection_reset_mid_body_keeps_entries(site: Site) -> None:
 
 
 async def test_closed_port_is_a_network_error() -> None:
-    site = Site()  # bound but never started: connections are accepted by nobody... so close it
+    site = Site()  # bound, never served: closing the socket leaves a port nobody listens on
     url = site.url
-    site.stop()
+    site._server.server_close()
     entries, report, _ = await collect(url + "/sitemap.xml", retries=0)
     assert entries == []
     assert report.errors[0].error_class == "NetworkError"

@@ -119,24 +119,31 @@ class Walk:
     # -- orchestration ----------------------------------------------------------------------------
 
     async def _drive(self) -> None:
+        try:
+            await self._work()
+        except asyncio.CancelledError:
+            raise  # the consumer left (break, aclose): nobody is waiting for the end marker
+        except BaseException:
+            await self._out.put(_Done)
+            raise
+        await self._out.put(_Done)
+
+    async def _work(self) -> None:
         opts = self.options
         guard = AddressGuard(self.url) if opts.ssrf_guard else None
-        try:
-            async with Fetcher(opts.fetch, guard=guard) as fetcher:
-                self._fetcher = fetcher
-                workers = [asyncio.create_task(self._worker()) for _ in range(opts.concurrency)]
-                try:
-                    await self._run_discovery(fetcher)
-                finally:
-                    for w in workers:
-                        w.cancel()
-                    await asyncio.gather(*workers, return_exceptions=True)
-            self._finish()
-            if self._batch:
-                await self._out.put(self._batch)
-                self._batch = []
-        finally:
-            await self._out.put(_Done)
+        async with Fetcher(opts.fetch, guard=guard) as fetcher:
+            self._fetcher = fetcher
+            workers = [asyncio.create_task(self._worker()) for _ in range(opts.concurrency)]
+            try:
+                await self._run_discovery(fetcher)
+            finally:
+                for w in workers:
+                    w.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+        self._finish()
+        if self._batch:
+            await self._out.put(self._batch)
+            self._batch = []
 
     async def _run_discovery(self, fetcher: Fetcher) -> None:
         await self._discover_and_walk(fetcher)
@@ -467,6 +474,7 @@ class SyncEntries(Iterator[Entry]):
         if self._closed:
             return
         self._closed = True
+        self._current = iter(())
         closer = getattr(self._batches, "aclose", None)
         if closer is not None:
             self._loop.run_until_complete(closer())
