@@ -65,6 +65,7 @@ __all__ = [
     "classify",
     "normalize_url",
     "resolve_url",
+    "site_key",
     "slugify",
     "url_path",
 ]
@@ -318,6 +319,16 @@ def _bare_host(host: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
+def _site_key(host: str, port: str) -> tuple[str, str]:
+    return _bare_host(host.rstrip(".")), port
+
+
+def site_key(url: str) -> tuple[str, str]:
+    """Same-site identity of a URL (§8 www handling): host without `www.`, non-default port."""
+    parts = _parts(url)
+    return _site_key(parts.host, parts.port)
+
+
 # --------------------------------------------------------------------------- filtering (§8)
 
 Decision = Literal["keep", "drop", "flag"]
@@ -366,7 +377,7 @@ def classify(url: str, site: str) -> Classification:
     value = url.strip()
     if not value or value[0] == "#":
         return _FRAGMENT_ONLY
-    site_base, site_key = _site(site)
+    site_base, site_id = _site(site)
     match = _clean_match(value)
     if match is not None:
         # The common case: read the parts off the fast-path match, no second parse.
@@ -378,7 +389,7 @@ def classify(url: str, site: str) -> Classification:
             scheme = _parts(value).scheme
             return _NON_HTTP if scheme and scheme not in _HTTP_SCHEMES else _UNPARSEABLE
         _, host, port, path, query = _parts(normalize_url(resolved))
-    if (_bare_host(host.rstrip(".")), port) != site_key:
+    if _site_key(host, port) != site_id:
         return _OTHER_HOST
     return _classify_path(path.lower(), query)
 
@@ -419,8 +430,7 @@ def _site(site: str) -> tuple[str, tuple[str, str]]:
     if "://" not in value:
         value = "https://" + value
     base = normalize_url(value)
-    parts = _parts(base)
-    return base, (_bare_host(parts.host.rstrip(".")), parts.port)
+    return base, site_key(base)
 
 
 # --------------------------------------------------------------------------- sets (§6 rule 7, www)

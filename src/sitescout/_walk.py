@@ -23,6 +23,7 @@ from ._locale import base_prefix, filter_children, path_locale, prefix_warning, 
 from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
 from ._parse import SitemapParser
 from ._seen import SeenSet
+from ._urls import site_key
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,6 @@ class Walk:
         self._out: asyncio.Queue[list[Entry] | type[_Done]] = asyncio.Queue(maxsize=4)
         self._batch: list[Entry] = []
         self._stop_urls = False
-        self._leaf_documents = 0
         self._started = False
         self._preferred_locale = self.options.locale or path_locale(url)
         # Child sitemap URLs seen while a document streams, keyed by its parser.
@@ -88,7 +88,7 @@ class Walk:
         # directly implies no prefix.
         direct = self.options.sitemap is not None or looks_like_sitemap_url(url)
         self.prefix = None if direct else base_prefix(url)
-        self._site_host = _bare_host(url)
+        self._site_key = site_key(url)
         self.prefix_examined = 0
         self.prefix_matched = 0
 
@@ -250,8 +250,6 @@ class Walk:
         record.bytes, record.duration, record.truncated = resp.bytes, resp.elapsed, resp.truncated
         if parser is not None:
             record.kind = parser.kind
-            if parser.kind in ("urlset", "rss", "atom", "text"):
-                self._leaf_documents += 1
             for note in parser.notes:
                 self.report.notes.append(f"{resp.final_url}: {note}")
         if resp.truncated:
@@ -377,7 +375,7 @@ class Walk:
 
     def _in_scope(self, url: str) -> bool:
         assert self.prefix is not None
-        if _bare_host(url) != self._site_host:
+        if site_key(url) != self._site_key:
             return False
         self.prefix_examined += 1
         if under_prefix(url, self.prefix):
@@ -413,15 +411,6 @@ class Walk:
             w for w in self._budget.warnings if w.startswith("Sitemap depth")
         )
 
-    @property
-    def leaf_documents(self) -> int:
-        return self._leaf_documents
-
-
-def walk(url: str, options: WalkOptions | None = None) -> Walk:
-    """Start a walk of `url` (a site or a sitemap URL); iterate the result for batches."""
-    return Walk(url, options)
-
 
 def _document_key(url: str) -> str:
     """Identity of a sitemap document for the visited set: the URL without its fragment, scheme
@@ -432,19 +421,12 @@ def _document_key(url: str) -> str:
     return f"{scheme.lower()}{sep}{host.lower()}{slash}{path}"
 
 
-def _bare_host(url: str) -> str:
-    """The host without `www.`, for same-site checks (§8 www handling)."""
-    rest = url.split("://", 1)[-1]
-    host = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1].lower()
-    return host[4:] if host.startswith("www.") else host
-
-
 class SyncEntries(Iterator[Entry]):
     """`iter_urls`: the walk as a plain iterator of entries, on a private event loop."""
 
     def __init__(self, url: str, options: WalkOptions | None = None) -> None:
         self._loop = asyncio.new_event_loop()
-        self.walk = walk(url, options)
+        self.walk = Walk(url, options)
         self._batches = aiter(self.walk)
         self._current: Iterator[Entry] = iter(())
         self._closed = False

@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 
 from .__about__ import __version__
+from ._api import walk as start_walk
 from ._budget import Budgets
 from ._errors import UsageError
 from ._http import DEFAULT_USER_AGENT, FetchConfig
@@ -272,7 +273,7 @@ def urls(
             # §7: the inventory filters locales only when asked, by flag or by the base URL.
             filter_locales=locale is not None or path_locale(url) is not None,
         )
-        walk = Walk(_checked_url(url), options)
+        walk = start_walk(url, options)
     except (UsageError, ValueError) as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
@@ -287,12 +288,6 @@ def urls(
         out.flush()
     _print_summary(walk.report, as_json=as_json, quiet=quiet)
     raise typer.Exit(exit_code(walk.report))
-
-
-def _checked_url(url: str) -> str:
-    if not url.lower().startswith(("http://", "https://")):
-        raise UsageError(f"not an http(s) URL: {url!r}")
-    return url
 
 
 @app.command()
