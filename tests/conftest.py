@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -14,3 +15,13 @@ def site() -> Iterator[Site]:
         yield s
     finally:
         s.stop()
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    """Set at teardown so that slow handlers still sleeping return at once."""
+    event = threading.Event()
+    try:
+        yield event
+    finally:
+        event.set()

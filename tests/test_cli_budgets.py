@@ -13,7 +13,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from typer.testing import CliRunner
 from sitescout.cli import app
 
 from .server import Reply, RequestHandler, Site, sitemapindex, urlset
+from .test_walk_budgets import docs_site_26, hit_paths, pages, robots, sitemap_hits
 
 SITESCOUT = Path(sys.executable).with_name("sitescout")
 
@@ -34,30 +34,6 @@ def run_cli(*args: str) -> tuple[int, list[str], dict[str, Any]]:
     summary = json.loads(result.stderr)
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     return result.exit_code, lines, summary
-
-
-def robots(site: Site, *sitemaps: str) -> None:
-    lines = "".join(f"Sitemap: {site.url}{path}\n" for path in sitemaps)
-    site.add("/robots.txt", "User-agent: *\nAllow: /\n" + lines, content_type="text/plain")
-
-
-def sitemap_hits(site: Site) -> int:
-    return sum(n for path, n in site.hits.items() if path != "/robots.txt")
-
-
-def hit_paths(site: Site) -> set[str]:
-    return {path for path, n in site.hits.items() if n and path != "/robots.txt"}
-
-
-def pages(site: Site, prefix: str, n: int) -> list[str]:
-    return [f"{site.url}{prefix}{i}" for i in range(n)]
-
-
-def docs_site_26(site: Site) -> None:
-    robots(site, "/sitemap.xml")
-    site.add("/sitemap.xml", sitemapindex([f"{site.url}/shard-{i}.xml" for i in range(26)]))
-    for i in range(26):
-        site.add(f"/shard-{i}.xml", urlset(pages(site, f"/en-us/training/m{i}-", 10)))
 
 
 FETCH_WARNING_20 = "Sitemap fetch limit (20 documents) reached; discovery results are partial."
@@ -218,15 +194,6 @@ def test_locale_flag_picks_the_shards_of_that_locale(site: Site) -> None:
     }
     assert summary["skipped_sitemaps"] == 4
     assert len(lines) == 9  # no base path: every page of the three shards
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    event = threading.Event()
-    try:
-        yield event
-    finally:
-        event.set()
 
 
 def test_deadline_flag_ends_a_slow_walk_with_exit_1(site: Site, release: threading.Event) -> None:

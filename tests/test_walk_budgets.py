@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -64,16 +63,6 @@ def pages(site: Site, prefix: str, n: int) -> list[str]:
 
 def warnings_starting(walk: Walk, start: str) -> list[str]:
     return [w for w in walk.report.warnings if w.startswith(start)]
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """Set at teardown so that slow handlers still sleeping return at once."""
-    event = threading.Event()
-    try:
-        yield event
-    finally:
-        event.set()
 
 
 def slow(body: str, delay: float, release: threading.Event) -> Any:
