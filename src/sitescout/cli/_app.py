@@ -1,0 +1,130 @@
+"""The typer app, shared options and output helpers. Stdout carries data only; the rest is stderr.
+
+Exit codes (§13): 0 ok, 1 partial result (a budget bound or documents failed), 2 usage error,
+3 nothing found or fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from ..__about__ import __version__
+from .._models import WalkReport
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Find every page a website has, fast and safely, and the few that show its shape.",
+)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
+
+
+# -- shared options ------------------------------------------------------------------------
+
+UserAgent = Annotated[str, typer.Option(help="User-Agent sent with every request.")]
+Concurrency = Annotated[int, typer.Option(min=1, max=64, help="Documents in flight per host.")]
+Timeout = Annotated[float, typer.Option(min=0.1, help="Total seconds allowed per document.")]
+MaxDepth = Annotated[int | None, typer.Option(min=1, help="Deepest sitemap level (root = 1).")]
+MaxFetches = Annotated[int | None, typer.Option(min=1, help="Sitemap fetch attempts allowed.")]
+MaxBytes = Annotated[int | None, typer.Option(min=1, help="Decoded sitemap bytes allowed.")]
+MaxUrls = Annotated[int | None, typer.Option(min=1, help="Page URLs to collect at most.")]
+Deadline = Annotated[float | None, typer.Option(min=0.1, help="Wall-clock seconds for the walk.")]
+Locale = Annotated[
+    str | None, typer.Option(help="Preferred locale; shards of other locales are skipped.")
+]
+Sitemap = Annotated[str | None, typer.Option(help="Walk this sitemap URL; skip discovery.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each document on stderr.")]
+
+
+def setup_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.ERROR,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+# -- output --------------------------------------------------------------------------------
+
+
+def report_summary(report: WalkReport) -> dict[str, Any]:
+    return {
+        "source": report.source,
+        "source_url": report.source_url,
+        "documents": len(report.documents),
+        "urls": report.urls,
+        "alternates": report.alternates,
+        "duplicates": report.duplicates,
+        "bytes": report.bytes,
+        "errors": [
+            {"url": d.url, "status": d.status, "error": d.error, "error_class": d.error_class}
+            for d in report.errors
+        ],
+        "malformed": report.malformed_count,
+        "malformed_examples": [
+            {"raw": m.raw, "reason": m.reason, "sitemap": m.sitemap} for m in report.malformed[:20]
+        ],
+        "warnings": report.warnings,
+        "notes": report.notes[:50],
+        "budgets_hit": report.budgets_hit,
+        "skipped_sitemaps": len(report.skipped_sitemaps),
+        "partial": report.partial,
+        "partial_reasons": report.partial_reasons,
+        "elapsed": round(report.elapsed, 3),
+    }
+
+
+def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
+    if as_json:
+        err.out(json.dumps(report_summary(report), indent=2), highlight=False)
+        return
+    for warning in report.warnings:
+        err.print(f"[yellow]warning:[/] {warning}", markup=True)
+    if quiet:
+        return
+    source = report.source if report.source_url is None else f"{report.source} {report.source_url}"
+    errors = len(report.errors)
+    err.print(
+        f"{report.urls + report.alternates:,} URLs ({report.alternates:,} alternates) "
+        f"from {len(report.documents)} documents via {source}; {errors} errors, "
+        f"{report.malformed_count} malformed entries; {report.elapsed:.2f} s",
+        markup=False,
+    )
+    for doc in report.errors[:10]:
+        err.print(f"  error: {doc.url}: {doc.error}", markup=False)
+    if report.partial:
+        err.print("partial result: " + "; ".join(report.partial_reasons), markup=False)
+
+
+def exit_code(report: WalkReport) -> int:
+    if report.urls == 0 and report.alternates == 0 and (report.source == "none" or report.errors):
+        return EXIT_NOTHING
+    return EXIT_PARTIAL if report.partial else EXIT_OK
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        print(f"sitescout {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=version_callback, is_eager=True)
+    ] = False,
+) -> None:
+    """sitescout — site inventories from sitemaps, safely, at any size."""
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,208 @@
+"""`sitescout urls`: the site's full URL inventory as JSON lines or CSV on stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import typer
+
+from .._api import walk as start_walk
+from .._budget import Budgets
+from .._errors import UsageError
+from .._http import DEFAULT_USER_AGENT, FetchConfig
+from .._locale import path_locale
+from .._models import Entry, WalkReport
+from .._walk import Walk, WalkOptions
+from ._app import (
+    EXIT_OK,
+    EXIT_USAGE,
+    Concurrency,
+    Deadline,
+    Locale,
+    MaxBytes,
+    MaxDepth,
+    MaxFetches,
+    MaxUrls,
+    Quiet,
+    Sitemap,
+    Timeout,
+    UserAgent,
+    Verbose,
+    app,
+    err,
+    exit_code,
+    print_summary,
+    setup_logging,
+)
+
+
+class Format(StrEnum):
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+COLUMNS = (
+    "url",
+    "lastmod",
+    "priority",
+    "changefreq",
+    "hreflang",
+    "alternate_of",
+    "sitemap",
+    "depth",
+)
+
+
+def _jstr(value: str | None) -> str:
+    return "null" if value is None else str(encode_basestring(value))
+
+
+def entry_json(e: Entry) -> str:
+    """One JSON line; hand-built because `json.dumps` of a dict per URL dominates large walks."""
+    prio = "null" if e.priority is None else repr(e.priority)
+    return (
+        f'{{"url":{_jstr(e.url)},"lastmod":{_jstr(e.lastmod)},"priority":{prio},'
+        f'"changefreq":{_jstr(e.changefreq)},"hreflang":{_jstr(e.hreflang)},'
+        f'"alternate_of":{_jstr(e.alternate_of)},"sitemap":{_jstr(e.sitemap)},"depth":{e.depth}}}\n'
+    )
+
+
+class _Writer:
+    def __init__(self, out: IO[str], fmt: Format) -> None:
+        self.out = out
+        self.fmt = fmt
+        self._csv = csv.writer(out, lineterminator="\n") if fmt is Format.csv else None
+        if self._csv is not None:
+            self._csv.writerow(COLUMNS)
+
+    def write(self, batch: list[Entry]) -> None:
+        if self._csv is None:
+            self.out.write("".join(map(entry_json, batch)))
+            return
+        self._csv.writerows(
+            (
+                e.url,
+                e.lastmod,
+                e.priority,
+                e.changefreq,
+                e.hreflang,
+                e.alternate_of,
+                e.sitemap,
+                e.depth,
+            )
+            for e in batch
+        )
+
+
+@contextmanager
+def _open_output(path: Path | None) -> Iterator[IO[str]]:
+    if path is None or str(path) == "-":
+        yield sys.stdout
+        return
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        yield fh
+
+
+class _Progress:
+    """Documents, URLs and bytes on stderr while walking — only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and err.is_terminal
+        self._status: Any = None
+        self._last = 0.0
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            self._status = err.status("walking sitemaps…")
+            self._status.__enter__()
+        return self
+
+    def update(self, report: WalkReport) -> None:
+        now = time.monotonic()
+        if self._status is None or now - self._last < 0.1:
+            return
+        self._last = now
+        self._status.update(
+            f"{len(report.documents)} documents · {report.urls + report.alternates:,} URLs · "
+            f"{report.bytes / 1048576:,.1f} MiB"
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._status is not None:
+            self._status.__exit__(*exc)
+
+
+async def _stream(walk: Walk, writer: _Writer, progress: _Progress) -> None:
+    async for batch in walk:
+        writer.write(batch)
+        progress.update(walk.report)
+
+
+@app.command()
+def urls(
+    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
+    format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.jsonl,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
+    sitemap: Sitemap = None,
+    no_alternates: Annotated[
+        bool, typer.Option("--no-alternates", help="Do not emit hreflang alternates.")
+    ] = False,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 30.0,
+    user_agent: UserAgent = DEFAULT_USER_AGENT,
+    max_depth: MaxDepth = None,
+    max_fetches: MaxFetches = None,
+    max_bytes: MaxBytes = None,
+    max_urls: MaxUrls = None,
+    deadline: Deadline = None,
+    locale: Locale = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Summary as JSON on stderr (stdout stays data).")
+    ] = False,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Stream the site's full URL inventory: JSON lines (default) or CSV."""
+    setup_logging(verbose)
+    try:
+        budgets = Budgets(
+            max_depth=max_depth,
+            max_fetches=max_fetches,
+            max_bytes=max_bytes,
+            max_urls=max_urls,
+            deadline=deadline,
+        )
+        options = WalkOptions(
+            sitemap=sitemap,
+            alternates=not no_alternates,
+            concurrency=concurrency,
+            fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
+            budgets=budgets,
+            locale=locale,
+            # §7: the inventory filters locales only when asked, by flag or by the base URL.
+            filter_locales=locale is not None or path_locale(url) is not None,
+        )
+        walk = start_walk(url, options)
+    except (UsageError, ValueError) as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    with _open_output(output) as out, _Progress(not quiet) as progress:
+        try:
+            asyncio.run(_stream(walk, _Writer(out, format), progress))
+        except KeyboardInterrupt:
+            walk.report.mark_partial("interrupted")
+        except BrokenPipeError:  # `| head` closed the pipe: stop quietly
+            sys.stderr.close()
+            raise typer.Exit(EXIT_OK) from None
+        out.flush()
+    print_summary(walk.report, as_json=as_json, quiet=quiet)
+    raise typer.Exit(exit_code(walk.report))
