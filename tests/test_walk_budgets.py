@@ -17,6 +17,7 @@ import pytest
 
 import sitescout
 from sitescout import Budgets
+from sitescout._budget import truncation_notice
 from sitescout._models import Entry
 from sitescout._walk import Walk
 
@@ -539,12 +540,6 @@ async def test_deadline_ends_a_slow_walk_and_keeps_what_was_collected(
     assert report.partial
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a document cut by the deadline is recorded as a plain timeout; 'deadline' is only "
-    "reported when a further fetch is refused, so a walk whose last document the deadline cut "
-    "has no deadline warning",
-)
 async def test_deadline_cutting_the_last_document_is_reported(
     site: Site, release: threading.Event
 ) -> None:
@@ -597,11 +592,6 @@ async def test_max_urls_stops_further_fetches(site: Site) -> None:
     assert walk.report.budgets_hit == ["max_urls"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the walker never feeds BudgetTracker.add_urls, so a URL budget filled exactly by "
-    "one document does not refuse the next fetch; it binds only on that document's first URL",
-)
 async def test_full_url_budget_refuses_the_next_fetch(site: Site) -> None:
     site.add("/sitemap.xml", sitemapindex([f"{site.url}/a.xml", f"{site.url}/b.xml"]))
     site.add("/a.xml", urlset(pages(site, "/a/", 1000)))
@@ -650,3 +640,40 @@ async def test_sampler_preset_caps_urls_and_fetches_in_one_walk(site: Site) -> N
     assert len(entries) == 10_000
     assert sitemap_hits(site) == 1 + 17
     assert walk.report.budgets_hit == ["max_urls"]
+
+
+async def test_url_cut_counts_feed_the_truncation_notice(site: Site) -> None:
+    site.add("/sitemap.xml", sitemapindex([f"{site.url}/a.xml", f"{site.url}/b.xml"]))
+    site.add("/a.xml", urlset(pages(site, "/a/", 990)))
+    site.add("/b.xml", urlset(pages(site, "/b/", 30)))
+    walk = sitescout.walk(f"{site.url}/sitemap.xml", max_urls=1000, concurrency=1)
+    entries = await collect(walk)
+    report = walk.report
+    assert len(entries) == 1000
+    assert report.leaf_sitemaps == 2
+    # b.xml (2 KiB) arrives in one piece, so all of its URLs were seen before the cut.
+    assert report.urls + report.urls_cut == 1020
+    assert truncation_notice(report.urls + report.urls_cut, report.leaf_sitemaps, 1000) == (
+        "Discovered 1,020 page URLs across 2 leaf sitemaps. "
+        "Truncated discovery to the first 1,000 page URLs; pass --all to lift the limit."
+    )
+
+
+async def test_missing_sub_path_sitemap_is_a_note_not_a_failure(site: Site) -> None:
+    robots(site, "/sitemap.xml")
+    site.add("/sitemap.xml", urlset(pages(site, "/blog/p", 5)))
+    walk = sitescout.walk(f"{site.url}/docs/")
+    assert await collect(walk) == []
+    assert site.hits["/docs/sitemap.xml"] == 1
+    assert walk.report.errors == []
+    assert not walk.report.partial
+    assert any("/docs/sitemap.xml" in n and "404" in n for n in walk.report.notes)
+
+
+async def test_sub_path_sitemap_is_walked_when_the_site_map_misses_the_prefix(site: Site) -> None:
+    robots(site, "/sitemap.xml")
+    site.add("/sitemap.xml", urlset(pages(site, "/blog/p", 5)))
+    site.add("/docs/sitemap.xml", urlset(pages(site, "/docs/p", 3)))
+    walk = sitescout.walk(f"{site.url}/docs/")
+    assert sorted(e.url for e in await collect(walk)) == sorted(pages(site, "/docs/p", 3))
+    assert not walk.report.partial

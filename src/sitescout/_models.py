@@ -98,6 +98,9 @@ class DocumentRecord:
     error_class: str | None = None
 
 
+_LEAF_KINDS = frozenset({"urlset", "rss", "atom", "text"})
+
+
 @dataclass(slots=True)
 class WalkReport:
     """Everything a walk learned besides its entries (§1)."""
@@ -120,6 +123,8 @@ class WalkReport:
     elapsed: float = 0.0
     skipped_sitemaps: list[str] = field(default_factory=list)
     dropped_children: int = 0
+    # Page URLs seen but not kept once max_urls bound (the rest of that document is not read).
+    urls_cut: int = 0
 
     def mark_partial(self, reason: str) -> None:
         self.partial = True
@@ -133,3 +138,8 @@ class WalkReport:
     @property
     def fetches(self) -> int:
         return len(self.documents)
+
+    @property
+    def leaf_sitemaps(self) -> int:
+        """Documents that listed pages rather than other sitemaps."""
+        return sum(1 for d in self.documents if d.kind in _LEAF_KINDS)

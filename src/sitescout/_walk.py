@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -28,6 +29,8 @@ from ._urls import site_key
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 1000
+# A fetch timing out with less than this left before the deadline was cut by the deadline.
+_DEADLINE_SLACK = 0.1
 MAX_MALFORMED_KEPT = 1000
 
 
@@ -150,6 +153,7 @@ class Walk:
         if self.prefix is not None and self.prefix_matched == 0 and not self._stop_urls:
             # §7: documentation portals often keep their own sitemap under their path.
             sub = origin_of(self.url) + self.prefix + "sitemap.xml"
+            self._probes.add(sub)  # a guess like the well-known paths: missing is an answer
             if self._enqueue(sub, 1):
                 self.report.notes.append(
                     f"no page URL under {self.prefix} in the site's sitemaps; trying {sub}"
@@ -215,6 +219,10 @@ class Walk:
     async def _document(self, url: str, depth: int, probe: bool = False) -> None:
         if self._stop_urls:
             return
+        if self._url_budget_full():
+            # §5: a full URL budget prevents this fetch, so it binds even if filled exactly.
+            self._url_limit_reached()
+            return
         if not self._budget.try_fetch():
             self._budget_bound()
             return
@@ -228,6 +236,9 @@ class Walk:
 
         time_limit = self._time_limit()
         resp = await self._fetcher.fetch(url, sink_for, time_limit=time_limit)
+        if self._deadline_cut(resp):
+            self._budget.mark_hit("deadline")
+            self._budget_bound()
         parser = parsers[-1] if parsers else None
         if parser is not None:
             parser.close()
@@ -237,6 +248,17 @@ class Walk:
             self._children(record, parser)
         self._budget.add_bytes(resp.bytes)
         self.report.bytes += resp.bytes
+
+    def _url_budget_full(self) -> bool:
+        limit = self.options.budgets.max_urls
+        return limit is not None and self.report.urls + self.report.alternates >= limit
+
+    def _deadline_cut(self, resp: Response) -> bool:
+        """Whether the walk's deadline, not the per-document timeout, ended this fetch."""
+        if resp.error is None or resp.error.error_class != "TimeoutError":
+            return False
+        left = self._budget.deadline_left()
+        return left is not None and left < _DEADLINE_SLACK
 
     def _time_limit(self) -> float:
         left = self._budget.deadline_left()
@@ -361,6 +383,9 @@ class Walk:
                 break
             if limit is not None and report.urls + report.alternates >= limit:
                 self._url_limit_reached()
+                # Counted for the §5 truncation notice; the rest of the document is not read.
+                pages = (e for e in itertools.chain((entry,), entries) if e.alternate_of is None)
+                report.urls_cut += sum(1 for _ in pages)
                 break
             batch.append(entry)
             if entry.alternate_of is None:
