@@ -658,6 +658,11 @@ class SlugRegistry:
         self._by_url[url] = slug
         return slug
 
+    def reserve(self, url: str, slug: str) -> None:
+        """Give `url` a slug decided earlier (a previous run), so that it keeps it."""
+        self._by_url[url] = slug
+        self._taken.add(slug)
+
     def get(self, url: str) -> str | None:
         return self._by_url.get(url)
 

@@ -1,0 +1,348 @@
+"""The extraction run (§12): walk with the sampler preset, choose pages (§11), fetch, record.
+
+Two phases so that a front end can show the selection and ask before anything is fetched:
+`plan_extract` walks, filters and selects; `run_extract` fetches the kept pages and writes the
+project directory. The walk is bounded by the sampler preset (§5), so the candidate list held
+here is bounded too (10,000 URLs); `--all` lifts the preset and then holds what the site has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ._budget import Budgets, truncation_notice
+from ._discover import origin_of
+from ._errors import UsageError
+from ._http import AddressGuard, FetchConfig, Fetcher
+from ._locale import path_locale
+from ._models import Entry, WalkReport
+from ._pages import PageOutcome, fetch_page
+from ._project import DISCOVERED, Project, now_iso
+from ._robots import Robots
+from ._select import Candidate, Scope, Selection, select_pages
+from ._urls import SlugRegistry, UrlSet, normalize_url
+from ._walk import Walk, WalkOptions
+
+if TYPE_CHECKING:
+    from ._render import Renderer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class ExtractOptions:
+    """What `sitescout extract` was asked to do; the defaults are the §11/§12 defaults."""
+
+    out: Path | None = None
+    cap: int | None = None
+    all: bool = False
+    pages: tuple[str, ...] = ()
+    single: bool = False
+    junk_filter: bool = True
+    render: bool = False
+    refresh: tuple[str, ...] = ()
+    refresh_all: bool = False
+    sitemap: str | None = None
+    locale: str | None = None
+    concurrency: int = 4
+    fetch: FetchConfig = field(default_factory=FetchConfig)
+    # None: the sampler preset (§5), or no budgets with --all.
+    budgets: Budgets | None = None
+    ssrf_guard: bool = True
+
+    def walk_budgets(self) -> Budgets:
+        if self.budgets is not None:
+            return self.budgets
+        return Budgets() if self.all else Budgets.SAMPLER
+
+    def check(self) -> None:
+        modes = sum([self.cap is not None, self.all, bool(self.pages), self.single])
+        if modes > 1:
+            raise UsageError("use only one of --cap, --all, --pages and --single")
+        if self.cap is not None and self.cap < 1:
+            raise UsageError("--cap must be at least 1")
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a run will do: the walk's findings and the selection, before any page is fetched."""
+
+    url: str
+    origin: str
+    project: Project
+    report: WalkReport
+    robots: Robots | None
+    discovered: int  # page URLs the walk yielded (before §7 locale scoping and §8)
+    other_locales: int
+    default_locale: str | None
+    selection: Selection
+    slugs: SlugRegistry
+    truncation: str | None
+    to_fetch: list[tuple[str, str]] = field(default_factory=list)  # (slug, url)
+    already: list[str] = field(default_factory=list)  # slugs skipped as already extracted
+
+
+@dataclass(slots=True)
+class RunResult:
+    successes: list[str] = field(default_factory=list)
+    failures: list[PageOutcome] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def default_out(url: str) -> Path:
+    host = (urlsplit(url).hostname or "site").replace(":", "_")
+    port = urlsplit(url).port
+    return Path(f"sitescout-{host}" + (f"-{port}" if port else ""))
+
+
+# -- phase 1: walk and select ----------------------------------------------------------------------
+
+
+async def plan_extract(url: str, options: ExtractOptions) -> Plan:
+    options.check()
+    origin = origin_of(normalize_url(url))
+    project = Project.open(options.out or default_out(url), origin)
+    budgets = options.walk_budgets()
+    walk = Walk(
+        url,
+        WalkOptions(
+            sitemap=options.sitemap,
+            alternates=False,  # §5: the sampler keeps the default locale only
+            fetch=options.fetch,
+            budgets=budgets,
+            locale=options.locale,
+            filter_locales=True,
+            ssrf_guard=options.ssrf_guard,
+        ),
+    )
+    gathered = _Gather(url, options.locale or path_locale(url))
+    async for batch in walk:
+        gathered.add(batch)
+    report = walk.report
+    default_locale, other = gathered.default_locale()
+    candidates = [c for c in gathered.candidates if path_locale(c.url) == default_locale]
+    if other:
+        report.notes.append(
+            f"multi-locale site: extracting the default locale only "
+            f"({default_locale or 'un-localized paths'}); {other} URLs in other locales skipped"
+        )
+    slugs = SlugRegistry()
+    for slug, rec in project.pages.items():
+        slugs.reserve(rec.url, slug)
+    scope = Scope.from_flags(
+        cap=options.cap,
+        all_pages=options.all,
+        pages=options.pages or None,
+        single=options.single,
+        url=url if options.single else None,
+    )
+    selection = select_pages(
+        candidates, scope, site=url, filter_junk=options.junk_filter, slugs=slugs
+    )
+    truncation = None
+    if "max_urls" in report.budgets_hit and budgets.max_urls is not None:
+        truncation = truncation_notice(
+            report.urls + report.urls_cut, report.leaf_sitemaps, budgets.max_urls
+        )
+    plan = Plan(
+        url=url,
+        origin=origin,
+        project=project,
+        report=report,
+        robots=walk.discovery.robots if walk.discovery is not None else None,
+        discovered=gathered.discovered,
+        other_locales=other,
+        default_locale=default_locale,
+        selection=selection,
+        slugs=slugs,
+        truncation=truncation,
+    )
+    _choose_fetches(plan, options)
+    return plan
+
+
+class _Gather:
+    """Turns walk batches into candidates: one per page, trailing-slash and www twins merged."""
+
+    def __init__(self, url: str, locale: str | None) -> None:
+        self.url = url
+        self.locale = locale
+        self.urlset = UrlSet(url)
+        self.candidates: list[Candidate] = []
+        self._seen: set[str] = set()
+        self.discovered = 0
+        self.locales: Counter[str | None] = Counter()
+
+    def add(self, batch: list[Entry]) -> None:
+        for entry in batch:
+            if entry.alternate_of is not None:
+                continue
+            self.discovered += 1
+            url = self.urlset.add(entry.url)
+            if url in self._seen:
+                continue
+            self._seen.add(url)
+            self.candidates.append(Candidate.from_entry(entry, url=url))
+            self.locales[path_locale(url)] += 1
+
+    def default_locale(self) -> tuple[str | None, int]:
+        """The locale to extract and how many candidates are in others.
+
+        The base URL's (or --locale's) when given; otherwise un-localized paths when there are
+        any (the site's default language usually lives at the root), else the most common.
+        """
+        if self.locale is not None:
+            chosen: str | None = self.locale.lower()
+        elif None in self.locales or not self.locales:
+            chosen = None
+        else:
+            chosen = self.locales.most_common(1)[0][0]
+        other = sum(n for loc, n in self.locales.items() if loc != chosen)
+        return chosen, other
+
+
+def _choose_fetches(plan: Plan, options: ExtractOptions) -> None:
+    known = set(plan.project.pages)
+    for slug in options.refresh:
+        if slug not in known and slug not in {s.slug for s in plan.selection.kept}:
+            raise UsageError(f"--refresh {slug}: no page with that slug in this project")
+    refresh = set(options.refresh)
+    for scored in plan.selection.kept:
+        slug = scored.slug
+        if plan.project.extracted(slug) and not (options.refresh_all or slug in refresh):
+            plan.already.append(slug)
+        else:
+            plan.to_fetch.append((slug, scored.url))
+    kept = {slug for slug, _ in plan.to_fetch} | set(plan.already)
+    for slug in options.refresh:
+        if slug not in kept:
+            plan.to_fetch.append((slug, plan.project.pages[slug].url))
+
+
+# -- phase 2: fetch and record ---------------------------------------------------------------------
+
+
+def discovery_record(plan: Plan, *, user_choice: str | None) -> dict[str, Any]:
+    """The `discovery` object of a crawl-log run (§12): the walk's findings and the selection."""
+    report = plan.report
+    return {
+        "source": report.source or "none",
+        "sourceUrl": report.source_url,
+        "fetchedAt": now_iso(),
+        **plan.selection.to_dict(),
+        "walkedUrlCount": plan.discovered,
+        "truncation": plan.truncation,
+        "userChoice": user_choice,
+        "malformed": [
+            {"raw": m.raw, "reason": m.reason, "sitemap": m.sitemap} for m in report.malformed
+        ],
+        "notes": report.notes,
+        "budgetsHit": report.budgets_hit,
+        "warnings": report.warnings,
+        "partial": report.partial,
+        "defaultLocale": plan.default_locale,
+        "otherLocaleCount": plan.other_locales,
+    }
+
+
+async def run_extract(
+    plan: Plan,
+    options: ExtractOptions,
+    *,
+    user_choice: str | None = None,
+    on_page: Callable[[str, PageOutcome | None], None] | None = None,
+) -> RunResult:
+    """Fetch every page of `plan.to_fetch` and record each outcome as it lands.
+
+    Pages run concurrently (at most `options.concurrency`, one at a time with a robots.txt
+    Crawl-delay). Cancellation (Ctrl-C) still closes the run in the crawl log.
+    """
+    project = plan.project
+    result = RunResult(skipped=list(plan.already))
+    project.start_run(discovery_record(plan, user_choice=user_choice))
+    for slug in plan.already:
+        project.page_skipped(slug)
+    for slug, url in plan.to_fetch:
+        previous = project.pages.get(slug)
+        if previous is None or previous.status != DISCOVERED:
+            refresh = {"refresh": True} if project.extracted(slug) else {}
+            project.mark(slug, url, DISCOVERED, **refresh)
+    project.flush()
+    robots = plan.robots
+    delay = robots.crawl_delay if robots is not None else None
+    limit = 1 if delay else options.concurrency
+    gate = asyncio.Semaphore(limit)
+    last_start = [0.0]
+    guard = AddressGuard(plan.url) if options.ssrf_guard else None
+    config = replace(options.fetch, retries=min(options.fetch.retries, 1))
+
+    async def one(fetcher: Fetcher, renderer: Renderer | None, slug: str, url: str) -> None:
+        if robots is not None and not robots.allowed(url):
+            project.page_skipped(slug)
+            result.skipped.append(slug)
+            log.info("%s: disallowed by robots.txt, not fetched", url)
+            if on_page:
+                on_page(slug, None)
+            return
+        async with gate:
+            if delay:
+                wait = last_start[0] + delay - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                last_start[0] = time.monotonic()
+            try:
+                outcome = await fetch_page(fetcher, url, renderer)
+            except Exception as exc:  # a bug in one page must not lose the others
+                log.exception("internal error extracting %s", url)
+                outcome = PageOutcome(url, url, None, "", error_class="InternalError")
+                outcome.error = f"{type(exc).__name__}: {exc}"
+        if outcome.ok:
+            project.page_done(slug, url, outcome.record(slug, now_iso(), options.render))
+            result.successes.append(slug)
+        else:
+            project.page_failed(
+                slug, url, outcome.error_class or "NetworkError", outcome.error or ""
+            )
+            result.failures.append(outcome)
+        if on_page:
+            on_page(slug, outcome)
+
+    try:
+        async with (
+            Fetcher(config, guard=guard) as fetcher,
+            _renderer(options, guard) as renderer,
+            asyncio.TaskGroup() as group,
+        ):
+            for slug, url in plan.to_fetch:
+                group.create_task(one(fetcher, renderer, slug, url))
+    except BaseException:
+        result.interrupted = True
+        project.finish_run(interrupted=True)
+        raise
+    project.finish_run()
+    return result
+
+
+@contextlib.asynccontextmanager
+async def _renderer(
+    options: ExtractOptions, guard: AddressGuard | None
+) -> AsyncIterator[Renderer | None]:
+    if not options.render:
+        yield None
+        return
+    from ._render import Renderer
+
+    async with Renderer(
+        guard=guard, user_agent=options.fetch.user_agent, timeout=options.fetch.timeout
+    ) as renderer:
+        yield renderer

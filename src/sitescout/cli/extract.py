@@ -1,0 +1,274 @@
+"""`sitescout extract`: choose a handful of representative pages, fetch them, record the run (§12).
+
+Stdout carries the §11 selection and the run's outcome (or one JSON summary with `--json`);
+warnings and progress go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .._budget import Budgets
+from .._errors import UsageError
+from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
+from .._http import DEFAULT_USER_AGENT, FetchConfig
+from .._pages import PageOutcome
+from .._select import questions, render_selection
+from ._app import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+    Concurrency,
+    Deadline,
+    Locale,
+    MaxBytes,
+    MaxDepth,
+    MaxFetches,
+    MaxUrls,
+    Quiet,
+    Sitemap,
+    Timeout,
+    UserAgent,
+    Verbose,
+    app,
+    err,
+    setup_logging,
+)
+
+
+def _budgets(
+    all_pages: bool,
+    max_depth: int | None,
+    max_fetches: int | None,
+    max_bytes: int | None,
+    max_urls: int | None,
+    deadline: float | None,
+) -> Budgets | None:
+    """The sampler preset (§5) with any flag given replacing its value; None keeps the default."""
+    if all(v is None for v in (max_depth, max_fetches, max_bytes, max_urls, deadline)):
+        return None
+    base = Budgets() if all_pages else Budgets.SAMPLER
+    return Budgets(
+        max_depth=max_depth if max_depth is not None else base.max_depth,
+        max_fetches=max_fetches if max_fetches is not None else base.max_fetches,
+        max_bytes=max_bytes if max_bytes is not None else base.max_bytes,
+        max_urls=max_urls if max_urls is not None else base.max_urls,
+        deadline=deadline if deadline is not None else base.deadline,
+    )
+
+
+def _source_label(plan: Plan) -> str:
+    """`sitemap.xml`, or `sitemap_index.xml via robots.txt`: the document, then how it was found."""
+    report = plan.report
+    roots = [d.url for d in report.documents if d.depth == 1 and d.kind is not None]
+    if report.source == "robots.txt" and roots:
+        return f"{_last_segment(roots[0])} via robots.txt"
+    if report.source_url:
+        return _last_segment(report.source_url)
+    return report.source or "none"
+
+
+def _last_segment(url: str) -> str:
+    return url.rstrip("/").rsplit("/", 1)[-1] or url
+
+
+def _ask(prompt: str, *, yes: bool, interactive: bool) -> tuple[bool, str]:
+    """Ask on a TTY; never block otherwise (§11). Returns (proceed, recorded choice)."""
+    if yes:
+        return True, "proceed (--yes)"
+    if not interactive:
+        return True, "proceed (non-interactive)"
+    answer = typer.confirm(prompt.removesuffix(" (y/n)"), default=True, err=True)
+    return answer, "yes" if answer else "no"
+
+
+def _summary(plan: Plan, result: RunResult | None, user_choice: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "url": plan.url,
+        "project": str(plan.project.directory),
+        "source": plan.report.source,
+        "sourceUrl": plan.report.source_url,
+        "selection": plan.selection.to_dict(),
+        "userChoice": user_choice,
+        "budgetsHit": plan.report.budgets_hit,
+        "warnings": plan.report.warnings,
+        "partial": plan.report.partial,
+        "truncation": plan.truncation,
+    }
+    if result is not None:
+        out["extracted"] = result.successes
+        out["skipped"] = result.skipped
+        out["failures"] = [
+            {"url": f.url, "errorClass": f.error_class, "message": f.error} for f in result.failures
+        ]
+        out["interrupted"] = result.interrupted
+    return out
+
+
+@app.command()
+def extract(
+    url: Annotated[str, typer.Argument(help="Site URL.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Project directory (default ./sitescout-<host>/)."),
+    ] = None,
+    cap: Annotated[
+        int | None, typer.Option("--cap", min=1, help="Pages to keep (default 5).")
+    ] = None,
+    all_pages: Annotated[
+        bool, typer.Option("--all", help="Keep every page; lift the sampler's walk budgets.")
+    ] = False,
+    pages: Annotated[
+        str | None,
+        typer.Option("--pages", help="Only these pages: slugs or paths, comma-separated."),
+    ] = None,
+    single: Annotated[
+        bool, typer.Option("--single", help="Only the home page (or the URL given).")
+    ] = False,
+    no_junk_filter: Annotated[
+        bool, typer.Option("--no-junk-filter", help="Keep test, sample and one-off pages.")
+    ] = False,
+    render: Annotated[
+        bool, typer.Option("--render", help="Load pages in headless Chromium (Playwright).")
+    ] = False,
+    refresh: Annotated[
+        list[str] | None,
+        typer.Option("--refresh", help="Re-extract this slug (repeatable); history is kept."),
+    ] = None,
+    refresh_all: Annotated[
+        bool, typer.Option("--refresh-all", help="Re-extract every kept page.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Never ask; proceed.")] = False,
+    sitemap: Sitemap = None,
+    locale: Locale = None,
+    concurrency: Concurrency = 4,
+    timeout: Timeout = 30.0,
+    user_agent: UserAgent = DEFAULT_USER_AGENT,
+    max_depth: MaxDepth = None,
+    max_fetches: MaxFetches = None,
+    max_bytes: MaxBytes = None,
+    max_urls: MaxUrls = None,
+    deadline: Deadline = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON summary on stdout instead of text.")
+    ] = False,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Pick a handful of representative pages, fetch them and record the run (§11, §12)."""
+    setup_logging(verbose)
+    options = ExtractOptions(
+        out=out,
+        cap=cap,
+        all=all_pages,
+        pages=tuple(p.strip() for p in (pages or "").split(",") if p.strip()),
+        single=single,
+        junk_filter=not no_junk_filter,
+        render=render,
+        refresh=tuple(refresh or ()),
+        refresh_all=refresh_all,
+        sitemap=sitemap,
+        locale=locale,
+        concurrency=concurrency,
+        fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
+        budgets=_budgets(all_pages, max_depth, max_fetches, max_bytes, max_urls, deadline),
+    )
+    if pages is not None and not options.pages:
+        err.print("error: --pages needs at least one slug or path", markup=False)
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        if not url.lower().startswith(("http://", "https://")):
+            raise UsageError(f"not an http(s) URL: {url!r}")
+        plan = asyncio.run(plan_extract(url, options))
+    except UsageError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        err.print("interrupted before any page was fetched", markup=False)
+        raise typer.Exit(EXIT_PARTIAL) from None
+    raise typer.Exit(after_plan(plan, options, yes=yes, as_json=as_json, quiet=quiet))
+
+
+def after_plan(
+    plan: Plan, options: ExtractOptions, *, yes: bool, as_json: bool, quiet: bool
+) -> int:
+    report = plan.report
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not as_json
+    for warning in report.warnings:
+        err.print(f"warning: {warning}", markup=False)
+    if plan.truncation:
+        err.print(plan.truncation, markup=False)
+    if not as_json:
+        notes = [n for n in report.notes if n.startswith("multi-locale site")]
+        typer.echo(
+            render_selection(plan.selection, site=plan.url, source=_source_label(plan), notes=notes)
+        )
+    if not plan.selection.kept and not plan.to_fetch:
+        if as_json:
+            typer.echo(json.dumps(_summary(plan, None, None), indent=2))
+        err.print("nothing to extract: no page was discovered", markup=False)
+        return EXIT_NOTHING
+    user_choice: str | None = None
+    for question in questions(plan.selection):
+        err.print(f"warning: {question.warning}", markup=False)
+        proceed, user_choice = _ask(question.prompt, yes=yes, interactive=interactive)
+        if not proceed:
+            break
+    else:
+        proceed = True
+    if proceed and options.refresh_all and plan.project.runs:
+        proceed, user_choice = _ask(
+            f"re-extract all {len(plan.to_fetch)} pages? (y/n)", yes=yes, interactive=interactive
+        )
+    if not proceed:
+        plan.to_fetch.clear()
+    result = _run(plan, options, user_choice, quiet=quiet or as_json)
+    if as_json:
+        typer.echo(json.dumps(_summary(plan, result, user_choice), indent=2))
+    elif not quiet:
+        _print_outcome(plan, result, proceed)
+    if result.interrupted:
+        return EXIT_PARTIAL
+    return EXIT_PARTIAL if result.failures or report.partial else EXIT_OK
+
+
+def _run(plan: Plan, options: ExtractOptions, user_choice: str | None, *, quiet: bool) -> RunResult:
+    def on_page(slug: str, outcome: PageOutcome | None) -> None:
+        if quiet:
+            return
+        if outcome is None:
+            err.print(f"  skip {slug}: disallowed by robots.txt", markup=False)
+        elif outcome.ok:
+            err.print(f"  ok   {slug}", markup=False)
+        else:
+            err.print(f"  fail {slug}: {outcome.error_class}: {outcome.error}", markup=False)
+
+    try:
+        return asyncio.run(run_extract(plan, options, user_choice=user_choice, on_page=on_page))
+    except KeyboardInterrupt:
+        err.print("interrupted: finished pages are recorded", markup=False)
+        return RunResult(interrupted=True)
+
+
+def _print_outcome(plan: Plan, result: RunResult, proceeded: bool) -> None:
+    where = plan.project.directory
+    if not proceeded:
+        typer.echo(f"Not extracting (declined). The run is recorded in {where}/_crawl-log.json.")
+        return
+    done = len(result.successes)
+    line = f"Extracted {done} page{'s' if done != 1 else ''} into {where}/"
+    extras = []
+    if result.failures:
+        extras.append(f"{len(result.failures)} failed")
+    if result.skipped:
+        extras.append(f"{len(result.skipped)} skipped (already extracted or disallowed)")
+    typer.echo(line + (f" ({', '.join(extras)})" if extras else "") + ".")
+    for failure in result.failures:
+        typer.echo(f"  {failure.error_class}: {failure.url}: {failure.error}")

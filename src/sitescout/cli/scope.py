@@ -1,0 +1,280 @@
+"""`sitescout scope` (the §9 pre-flight estimate) and `sitescout groups` (§9 path groups).
+
+Both print their answer on stdout — a table, or JSON with `--json` — and everything else
+(warnings, the walk summary, progress) on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .._api import walk as start_walk
+from .._budget import Budgets
+from .._discover import origin_of
+from .._errors import UsageError
+from .._groups import OTHER, PathGroup, group_by_path_prefix
+from .._http import DEFAULT_USER_AGENT, FetchConfig
+from .._locale import path_locale
+from .._models import Entry
+from .._scope import SCOPE_FETCH, ScopeEstimate, estimate_scope
+from .._walk import Walk, WalkOptions
+from ._app import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    EXIT_USAGE,
+    Concurrency,
+    Deadline,
+    Locale,
+    MaxBytes,
+    MaxDepth,
+    MaxFetches,
+    MaxUrls,
+    Quiet,
+    Sitemap,
+    Timeout,
+    UserAgent,
+    Verbose,
+    app,
+    err,
+    exit_code,
+    print_summary,
+    report_summary,
+    setup_logging,
+)
+from .urls import _Progress
+
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+BAR_WIDTH = 20
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+LANGUAGES_SHOWN = 12
+
+
+def _stdout() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _usage_error(exc: Exception) -> typer.Exit:
+    err.print(f"error: {exc}", markup=False)
+    return typer.Exit(EXIT_USAGE)
+
+
+# -- scope -------------------------------------------------------------------------------------
+
+
+def format_seconds(seconds: float) -> str:
+    """`5 s`, `1 min 40 s`, `2 h 05 min`."""
+    total = round(seconds)
+    if total < 60:
+        return f"{total} s"
+    if total < 3600:
+        return f"{total // 60} min {total % 60:02d} s"
+    return f"{total // 3600} h {total % 3600 // 60:02d} min"
+
+
+def format_range(low: int, high: int) -> str:
+    return f"{low:,} URLs" if low == high else f"{low:,} – {high:,} URLs"
+
+
+def scope_table(est: ScopeEstimate) -> Table:
+    table = Table(box=box.SIMPLE, show_header=False, title=f"scope of {est.root_url}")
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    source = est.source if est.source_url is None else f"{est.source} ({est.source_url})"
+    table.add_row("source", source)
+    tops = list(est.top_sitemap_urls[:3])
+    if len(est.top_sitemap_urls) > 3:
+        tops.append(f"(+{len(est.top_sitemap_urls) - 3} more)")
+    table.add_row("top sitemaps", "\n".join(tops) or "none")
+    table.add_row("estimate", format_range(*est.url_estimate_range))
+    table.add_row("sub-sitemaps", f"{est.sub_sitemap_count:,}")
+    langs = list(est.languages_detected[:LANGUAGES_SHOWN])
+    more = len(est.languages_detected) - len(langs)
+    table.add_row("languages", ", ".join(langs) + (f" (+{more} more)" if more else "") or "none")
+    low, high = est.expected_duration_range
+    duration = format_seconds(est.expected_duration_seconds)
+    if low != high:
+        duration += f" ({format_seconds(low)} – {format_seconds(high)})"
+    table.add_row("expected duration", duration)
+    table.add_row("transport", est.transport)
+    for i, note in enumerate(est.notes):
+        table.add_row("notes" if i == 0 else "", note)
+    return table
+
+
+@app.command()
+def scope(
+    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
+    as_json: AsJson = False,
+    sample: Annotated[
+        int,
+        typer.Option(
+            min=0, max=50, help="Also read N random child sitemaps to refine the estimate."
+        ),
+    ] = 0,
+    sitemap: Sitemap = None,
+    timeout: Timeout = SCOPE_FETCH.timeout,
+    user_agent: UserAgent = DEFAULT_USER_AGENT,
+    verbose: Verbose = False,
+) -> None:
+    """Estimate a walk before running it: URLs, sub-sitemaps, languages, time, transport."""
+    setup_logging(verbose)
+    config = FetchConfig(
+        user_agent=user_agent,
+        timeout=timeout,
+        retries=SCOPE_FETCH.retries,
+        backoff=SCOPE_FETCH.backoff,
+        retry_after_cap=SCOPE_FETCH.retry_after_cap,
+    )
+    try:
+        est = asyncio.run(estimate_scope(url, sitemap=sitemap, config=config, sample=sample))
+    except UsageError as exc:
+        raise _usage_error(exc) from None
+    if as_json:
+        sys.stdout.write(json.dumps(est.as_dict(), indent=2) + "\n")
+    else:
+        _stdout().print(scope_table(est))
+    raise typer.Exit(EXIT_OK if est.found else EXIT_NOTHING)
+
+
+# -- groups ------------------------------------------------------------------------------------
+
+
+def bar(count: int, largest: int, width: int = BAR_WIDTH) -> str:
+    """A bar of `width` cells at most, in eighths of a cell; any non-zero count shows."""
+    if largest <= 0 or count <= 0:
+        return ""
+    eighths = max(1, round(count / largest * width * 8))
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def _short(url: str, origin: str) -> str:
+    """A sample as its path when it lives on the walked site's origin."""
+    rest = url[len(origin) :] if url.startswith(origin) else ""
+    return rest if rest.startswith("/") else url
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
+    total = sum(g.count for g in groups)
+    largest = max((g.count for g in groups), default=0)
+    report = walk.report
+    origin = origin_of(walk.url)
+    caption = (
+        f"{total:,} URLs in {_plural(len(groups), 'group')} "
+        f"from {_plural(len(report.documents), 'document')}"
+    )
+    if report.budgets_hit:
+        caption += " · budgets hit: " + ", ".join(report.budgets_hit)
+    if report.partial:
+        caption += " · partial: " + "; ".join(report.partial_reasons)
+    table = Table(box=box.SIMPLE_HEAD, caption=caption, caption_justify="left")
+    widest = max((len(g.prefix) for g in groups), default=5)
+    table.add_column("group", no_wrap=True, min_width=min(40, widest))
+    table.add_column("URLs", justify="right", no_wrap=True, min_width=4)
+    table.add_column("share", justify="right", no_wrap=True, min_width=5)
+    table.add_column("", no_wrap=True, min_width=BAR_WIDTH)
+    table.add_column("example", overflow="ellipsis", no_wrap=True, ratio=1)
+    for g in groups:
+        share = f"{g.count / total:.0%}" if total else ""
+        style = "dim" if g.prefix == OTHER else ""
+        example = _short(g.samples[0], origin) if g.samples else ""
+        table.add_row(
+            Text(g.prefix, style=style),
+            f"{g.count:,}",
+            share,
+            Text(bar(g.count, largest), style="cyan"),
+            example,
+        )
+    return table
+
+
+def groups_json(groups: list[PathGroup], walk: Walk, depth: int) -> dict[str, Any]:
+    return {
+        "depth": depth,
+        "total": sum(g.count for g in groups),
+        "groups": [
+            {"prefix": g.prefix, "count": g.count, "samples": list(g.samples)} for g in groups
+        ],
+        "walk": report_summary(walk.report),
+    }
+
+
+async def _collect(walk: Walk, depth: int, progress: _Progress) -> list[PathGroup]:
+    async def batches() -> AsyncIterator[list[Entry]]:
+        async for batch in walk:
+            progress.update(walk.report)
+            yield batch
+
+    return [g async for g in group_by_path_prefix(batches(), depth)]
+
+
+@app.command()
+def groups(
+    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
+    as_json: AsJson = False,
+    depth: Annotated[
+        int, typer.Option(min=1, max=8, help="Path segments per group (2: /docs/api/*).")
+    ] = 1,
+    sitemap: Sitemap = None,
+    no_alternates: Annotated[
+        bool, typer.Option("--no-alternates", help="Do not count hreflang alternates.")
+    ] = False,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 30.0,
+    user_agent: UserAgent = DEFAULT_USER_AGENT,
+    max_depth: MaxDepth = None,
+    max_fetches: MaxFetches = None,
+    max_bytes: MaxBytes = None,
+    max_urls: MaxUrls = None,
+    deadline: Deadline = None,
+    locale: Locale = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Walk the site and group its URLs by path: counts, a bar and an example per group."""
+    setup_logging(verbose)
+    try:
+        options = WalkOptions(
+            sitemap=sitemap,
+            alternates=not no_alternates,
+            concurrency=concurrency,
+            fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
+            budgets=Budgets(
+                max_depth=max_depth,
+                max_fetches=max_fetches,
+                max_bytes=max_bytes,
+                max_urls=max_urls,
+                deadline=deadline,
+            ),
+            locale=locale,
+            filter_locales=locale is not None or path_locale(url) is not None,
+        )
+        walk = start_walk(url, options)
+    except (UsageError, ValueError) as exc:
+        raise _usage_error(exc) from None
+    found: list[PathGroup] = []
+    with _Progress(not quiet and not as_json) as progress:
+        try:
+            found = asyncio.run(_collect(walk, depth, progress))
+        except KeyboardInterrupt:
+            walk.report.mark_partial("interrupted")
+    if as_json:
+        sys.stdout.write(json.dumps(groups_json(found, walk, depth), indent=2) + "\n")
+    else:
+        _stdout().print(groups_table(found, walk))
+        print_summary(walk.report, as_json=False, quiet=quiet)
+    raise typer.Exit(exit_code(walk.report))

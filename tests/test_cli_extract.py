@@ -1,0 +1,134 @@
+"""`sitescout extract` and `sitescout demo` as real subprocesses: output, exit codes, asking,
+and an interrupted run leaving complete files."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import jsonschema
+
+from sitescout._project import CRAWL_LOG, STATE, schema
+
+from .server import Reply, RequestHandler, Site, urlset
+
+
+def run(
+    *args: str, cwd: Path | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sitescout", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def page(title: str) -> str:
+    return f"<html><head><title>{title}</title></head><body><p>{title} text</p></body></html>"
+
+
+def small_site(site: Site) -> None:
+    site.add("/", page("Home"), Content_Type="text/html")
+    site.add("/about/", page("About"), Content_Type="text/html")
+    site.add("/sitemap.xml", urlset([site.url + "/", site.url + "/about/"]))
+
+
+def test_few_templates_warns_and_proceeds_without_a_tty(site: Site, tmp_path: Path) -> None:
+    small_site(site)
+    proc = run("extract", site.url + "/", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "Discovered 2 pages on" in proc.stdout
+    assert "Selecting 2 highest-priority pages:" in proc.stdout
+    assert "Extracted 2 pages into" in proc.stdout
+    assert "warning:" in proc.stderr and "template" in proc.stderr
+    run0 = json.loads((tmp_path / CRAWL_LOG).read_text())["runs"][0]
+    assert run0["discovery"]["userChoice"] == "proceed (non-interactive)"
+    assert site.hits["/about/"] == 1
+
+
+def test_json_summary_is_one_document_on_stdout(site: Site, tmp_path: Path) -> None:
+    small_site(site)
+    proc = run("extract", site.url + "/", "--out", str(tmp_path), "--json", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert sorted(summary["extracted"]) == ["about", "home"]
+    assert summary["selection"]["capSource"] == "default"
+    assert summary["userChoice"] == "proceed (--yes)"
+
+
+def test_conflicting_scope_flags_are_a_usage_error(site: Site, tmp_path: Path) -> None:
+    proc = run("extract", site.url + "/", "--out", str(tmp_path), "--cap", "3", "--all")
+    assert proc.returncode == 2
+    assert "only one of" in proc.stderr
+    assert site.hits == {}
+
+
+def test_another_origin_exits_2(site: Site, tmp_path: Path) -> None:
+    small_site(site)
+    (tmp_path / CRAWL_LOG).write_text(json.dumps({"origin": "https://example.com", "runs": []}))
+    proc = run("extract", site.url + "/", "--out", str(tmp_path))
+    assert proc.returncode == 2
+    assert "belongs to https://example.com" in proc.stderr
+    assert site.hits == {}
+
+
+def test_sigint_mid_run_leaves_complete_files(
+    site: Site, release: threading.Event, tmp_path: Path
+) -> None:
+    def slow(handler: RequestHandler) -> Reply:
+        release.wait(20)
+        return Reply(200, page("Slow").encode(), {"Content-Type": "text/html"})
+
+    site.add("/", page("Home"), Content_Type="text/html")
+    for name in ("a", "b", "c"):
+        site.handle(f"/{name}/", slow)
+    site.add("/sitemap.xml", urlset([site.url + p for p in ("/", "/a/", "/b/", "/c/")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sitescout", "extract", site.url + "/", "--out", str(tmp_path),
+         "--all", "--yes"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not ((tmp_path / "pages" / "home.json").exists() and site.hits["/c/"]):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, stderr
+    assert "interrupted" in stderr
+    log = json.loads((tmp_path / CRAWL_LOG).read_text())
+    state = json.loads((tmp_path / STATE).read_text())
+    jsonschema.validate(log, schema("crawl-log"))
+    jsonschema.validate(state, schema("state"))
+    assert log["runs"][0]["crawl"]["interrupted"] is True
+    assert state["pages"]["home"]["status"] == "extracted"
+    assert state["pages"]["a"]["status"] == "discovered"
+
+
+def test_demo_prints_the_selection_and_writes_the_artifacts(tmp_path: Path) -> None:
+    proc = run("demo", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "Selecting 5 highest-priority pages:" in proc.stdout
+    assert "  - / (home)" in proc.stdout
+    assert "Filtered as likely junk (3): /test/, /sample-page/, /holiday1/" in proc.stdout
+    out = tmp_path / "sitescout-demo"
+    assert (out / CRAWL_LOG).is_file() and (out / STATE).is_file()
+    assert len(list((out / "pages").glob("*.json"))) == 5
+    # A second demo serves on another port: it starts a fresh project instead of refusing.
+    again = run("demo", "-q", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(json.loads((out / CRAWL_LOG).read_text())["runs"]) == 1
