@@ -132,3 +132,21 @@ def test_demo_prints_the_selection_and_writes_the_artifacts(tmp_path: Path) -> N
     again = run("demo", "-q", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert len(json.loads((out / CRAWL_LOG).read_text())["runs"]) == 1
+
+
+def test_url_budget_cut_prints_the_truncation_notice(site: Site, tmp_path: Path) -> None:
+    urls = [f"{site.url}/p{i}/" for i in range(30)]
+    for u in urls:
+        site.add(u.removeprefix(site.url), page("P"), Content_Type="text/html")
+    site.add("/", page("Home"), Content_Type="text/html")
+    site.add("/sitemap.xml", urlset([site.url + "/", *urls]))
+    proc = run("extract", site.url + "/", "--out", str(tmp_path), "--max-urls", "10", "--cap", "2")
+    assert proc.returncode == 1, proc.stderr  # a budget bound: partial
+    assert (
+        "Discovered 31 page URLs across 1 leaf sitemap. "
+        "Truncated discovery to the first 10 page URLs; pass --all to lift the limit."
+    ) in proc.stderr
+    assert "Sitemap URL limit (10 URLs) reached; discovery results are partial." in proc.stderr
+    run0 = json.loads((tmp_path / CRAWL_LOG).read_text())["runs"][0]["discovery"]
+    assert run0["budgetsHit"] == ["max_urls"]
+    assert run0["truncation"].startswith("Discovered 31 page URLs")
