@@ -304,3 +304,15 @@ async def test_few_templates_warns_and_continues_without_a_tty(site: Site, tmp_p
     site.add("/sitemap.xml", urlset([site.url + "/", site.url + "/about/"]))
     plan = await plan_extract(site.url + "/", ExtractOptions(out=tmp_path))
     assert [q.kind for q in questions(plan.selection)] == ["few-templates"]
+
+
+async def test_pages_disallowed_by_robots_are_not_fetched(site: Site, tmp_path: Path) -> None:
+    site.add("/robots.txt", "User-agent: *\nDisallow: /private/\n", Content_Type="text/plain")
+    site.add("/", html("Home"), Content_Type="text/html")
+    site.add("/private/", html("Private"), Content_Type="text/html")
+    site.add("/sitemap.xml", urlset([site.url + "/", site.url + "/private/"]))
+    _, result = await extract(site.url + "/", tmp_path, all=True)
+    assert result.successes == ["home"]
+    assert result.disallowed == ["private"]
+    assert site.hits["/private/"] == 0
+    assert load(tmp_path, CRAWL_LOG)["runs"][0]["crawl"]["skipped"] == ["private"]

@@ -95,7 +95,8 @@ class Plan:
 class RunResult:
     successes: list[str] = field(default_factory=list)
     failures: list[PageOutcome] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # already extracted in an earlier run
+    disallowed: list[str] = field(default_factory=list)  # by robots.txt
     interrupted: bool = False
 
 
@@ -289,7 +290,7 @@ async def run_extract(
     async def one(fetcher: Fetcher, renderer: Renderer | None, slug: str, url: str) -> None:
         if robots is not None and not robots.allowed(url):
             project.page_skipped(slug)
-            result.skipped.append(slug)
+            result.disallowed.append(slug)
             log.info("%s: disallowed by robots.txt, not fetched", url)
             if on_page:
                 on_page(slug, None)

@@ -105,6 +105,7 @@ def _summary(plan: Plan, result: RunResult | None, user_choice: str | None) -> d
     if result is not None:
         out["extracted"] = result.successes
         out["skipped"] = result.skipped
+        out["disallowed"] = result.disallowed
         out["failures"] = [
             {"url": f.url, "errorClass": f.error_class, "message": f.error} for f in result.failures
         ]
@@ -268,7 +269,9 @@ def _print_outcome(plan: Plan, result: RunResult, proceeded: bool) -> None:
     if result.failures:
         extras.append(f"{len(result.failures)} failed")
     if result.skipped:
-        extras.append(f"{len(result.skipped)} skipped (already extracted or disallowed)")
+        extras.append(f"{len(result.skipped)} already extracted")
+    if result.disallowed:
+        extras.append(f"{len(result.disallowed)} disallowed by robots.txt")
     typer.echo(line + (f" ({', '.join(extras)})" if extras else "") + ".")
     for failure in result.failures:
         typer.echo(f"  {failure.error_class}: {failure.url}: {failure.error}")
