@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 import subprocess
 import sys
@@ -109,12 +108,3 @@ def test_user_agent_is_sent(site: Site) -> None:
     make_site(site)
     run("urls", site.url, "--user-agent", "probe/9")
     assert {ua for _, _, ua in site.log} == {"probe/9"}
-
-
-def test_demo_runs() -> None:
-    proc = run("demo")
-    assert proc.returncode == 0, proc.stderr
-    assert "sample site served" in proc.stderr
-    assert all(
-        json.loads(line)["url"].startswith("http://127.0.0.1:") for line in io.StringIO(proc.stdout)
-    )

@@ -30,6 +30,7 @@ from ._errors import (
     TooManyRedirects,
     UsageError,
 )
+from ._groups import PathGroup, group_by_path_prefix
 from ._http import FetchConfig
 from ._models import (
     Alternate,
@@ -42,6 +43,7 @@ from ._models import (
     WalkReport,
 )
 from ._parse import SitemapParser, parse_document
+from ._scope import ScopeEstimate, estimate_scope, estimate_scope_sync
 from ._urls import normalize_url, resolve_url
 from ._walk import Walk, WalkOptions
 
@@ -62,6 +64,8 @@ __all__ = [
     "NetworkError",
     "News",
     "NothingFoundError",
+    "PathGroup",
+    "ScopeEstimate",
     "SitemapParser",
     "SitescoutError",
     "TimeoutError",
@@ -73,6 +77,9 @@ __all__ = [
     "WalkReport",
     "__version__",
     "discover_sitemaps",
+    "estimate_scope",
+    "estimate_scope_sync",
+    "group_by_path_prefix",
     "iter_urls",
     "normalize_url",
     "parse_document",

@@ -148,7 +148,12 @@ class AddressGuard:
 
     async def root_class(self) -> str:
         if self._root_class is None:
-            addrs = await self._addresses(self.root_url)
+            try:
+                addrs = await self._addresses(self.root_url)
+            except OSError:
+                # Unresolvable root: judge by the strictest class, and ask again next time. The
+                # fetch itself then fails and is recorded instead of raising out of the walk.
+                return "public"
             classes = {address_class(a) for a in addrs}
             self._root_class = classes.pop() if len(classes) == 1 else "public"
         return self._root_class

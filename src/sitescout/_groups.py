@@ -1,0 +1,148 @@
+"""Streaming path groups (§9): the shape of a site from its walk, in bounded memory.
+
+`group_by_path_prefix(walk)` consumes the walk's batches and, once the stream ends, yields one
+`PathGroup` per first path segment (`/blog/x` → `/blog/*`; the home page, with or without its
+slash or a query, → `/`), largest first, with an exact count and at most 10 sample URLs each.
+Groups of fewer than 3 URLs are merged into `other`, yielded last, together with the URLs that
+cannot be read as absolute http(s) URLs. `depth=2` groups by the first two segments
+(`/docs/api/*`) for sites where one top segment holds everything; a URL with fewer segments
+groups under those it has (`/docs` → `/docs/*`).
+
+Memory is one count and at most 10 samples per group, never the URLs themselves. Sites with
+huge numbers of distinct first segments (a million root-level slugs) would still grow the
+group table, so it is capped (`max_groups`, 10,000 by default): once full, URLs of prefixes
+not seen before are counted in `other`, so counts still add up to the URLs consumed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ._errors import UsageError
+from ._models import Entry
+
+__all__ = ["OTHER", "ROOT", "PathGroup", "PathGrouper", "group_by_path_prefix", "group_key"]
+
+log = logging.getLogger(__name__)
+
+ROOT = "/"
+OTHER = "other"
+MAX_SAMPLES = 10
+MIN_GROUP_SIZE = 3
+MAX_GROUPS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class PathGroup:
+    """URLs sharing a path prefix: `prefix` is `/blog/*`, `/` or `other`."""
+
+    prefix: str
+    count: int
+    samples: tuple[str, ...]
+
+
+def group_key(url: str, depth: int = 1) -> str | None:
+    """The group of one URL: `/seg/*` (first `depth` non-empty segments) or `/`; None when the
+    URL is not an absolute http(s) URL (it belongs to `other`). Pure, never raises."""
+    try:
+        parts = urlsplit(url.strip())
+        _ = parts.port  # a port that is not a number makes the URL unparseable
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    segments = [s for s in parts.path.split("/") if s][:depth]
+    if not segments:
+        return ROOT
+    return "/" + "/".join(segments) + "/*"
+
+
+class _Group:
+    __slots__ = ("count", "samples")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.samples: list[str] = []
+
+    def add(self, url: str) -> None:
+        self.count += 1
+        if len(self.samples) < MAX_SAMPLES:
+            self.samples.append(url)
+
+
+class PathGrouper:
+    """The accumulator behind `group_by_path_prefix`, for callers that hold URLs, not a stream."""
+
+    def __init__(self, depth: int = 1, *, max_groups: int = MAX_GROUPS) -> None:
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise UsageError(f"depth must be a whole number >= 1, got {depth!r}")
+        if isinstance(max_groups, bool) or not isinstance(max_groups, int) or max_groups < 1:
+            raise UsageError(f"max_groups must be a whole number >= 1, got {max_groups!r}")
+        self.depth = depth
+        self.max_groups = max_groups
+        self.total = 0
+        self._groups: dict[str, _Group] = {}
+        self._other = _Group()  # unparseable URLs, and new prefixes once the table is full
+        self._overflowed = False
+
+    def add(self, url: str) -> None:
+        self.total += 1
+        key = group_key(url, self.depth)
+        group = None if key is None else self._groups.get(key)
+        if group is None and key is not None:
+            if len(self._groups) < self.max_groups:
+                group = self._groups[key] = _Group()
+            elif not self._overflowed:
+                self._overflowed = True
+                log.warning(
+                    "more than %d path groups: URLs of further prefixes are counted in %r",
+                    self.max_groups,
+                    OTHER,
+                )
+        (group or self._other).add(url)
+
+    def add_all(self, urls: Iterable[str]) -> None:
+        for url in urls:
+            self.add(url)
+
+    def groups(self) -> list[PathGroup]:
+        """Groups of at least 3 URLs by count (largest first, then by prefix), `other` last."""
+        big = [(k, g) for k, g in self._groups.items() if g.count >= MIN_GROUP_SIZE]
+        big.sort(key=lambda kg: (-kg[1].count, kg[0]))
+        out = [PathGroup(k, g.count, tuple(g.samples)) for k, g in big]
+        other_count = self._other.count
+        samples: list[str] = []
+        for group in self._groups.values():
+            if group.count < MIN_GROUP_SIZE:
+                other_count += group.count
+                samples.extend(group.samples[: MAX_SAMPLES - len(samples)])
+        samples.extend(self._other.samples[: MAX_SAMPLES - len(samples)])
+        if other_count:
+            out.append(PathGroup(OTHER, other_count, tuple(samples)))
+        return out
+
+
+def group_by_path_prefix(
+    batches: AsyncIterable[Iterable[Entry | str]],
+    depth: int = 1,
+    *,
+    max_groups: int = MAX_GROUPS,
+) -> AsyncIterator[PathGroup]:
+    """Consume a stream of batches (a `walk()`; entries or URL strings) and yield its path
+    groups once the stream ends: largest first, `other` last. Counts are exact; memory is
+    bounded by groups × 10 samples. Raises `UsageError` at once for `depth` < 1."""
+    return _grouped(batches, PathGrouper(depth, max_groups=max_groups))
+
+
+async def _grouped(
+    batches: AsyncIterable[Iterable[Entry | str]], grouper: PathGrouper
+) -> AsyncIterator[PathGroup]:
+    add = grouper.add
+    async for batch in batches:
+        for item in batch:
+            add(item if isinstance(item, str) else item.url)
+    for group in grouper.groups():
+        yield group

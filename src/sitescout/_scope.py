@@ -1,0 +1,607 @@
+"""The pre-flight scope estimate (§9): what a walk of this site would cost, in a second or two.
+
+`estimate_scope(url)` runs discovery (§2) and reads **only the first top document**: a `urlset`
+(or RSS, Atom, text list) is counted exactly, `[n, n]`; a `sitemapindex` with `c` children gives
+`[c × 1,000, c × 50,000]` without fetching any child. Languages come from the URL paths it saw
+and from hreflang values; the expected walk time is `c / 8 × 1.5 s` (8 documents in flight,
+about 1.5 s each) within `[½×, 1½×]`, never under 5 s; the transport says whether plain HTTP
+works (`fetch`), the site pushes back with 403/429 or a bot-challenge page (`browser`), or
+discovery itself failed (`unknown`).
+
+With `sample=N` the top index's children are also sampled: N of them, chosen at random, are
+read in full and the range is re-derived from their real sizes (and a note says so). Off by
+default, so the estimate stays at one or two requests.
+
+It never raises for what the network or the site does: every failure becomes a note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from ._discover import (
+    ROBOTS_MAX_BYTES,
+    ROBOTS_TIMEOUT,
+    WELL_KNOWN,
+    _TextSink,
+    looks_like_sitemap_url,
+    origin_of,
+)
+from ._errors import UsageError
+from ._http import AddressGuard, FetchConfig, Fetcher, Response
+from ._locale import base_prefix, normalize_locale, sitemap_locale
+from ._models import SITEMAP_KINDS, DocumentKind
+from ._parse import SitemapParser
+from ._robots import parse_robots
+from ._seen import SeenSet
+from ._urls import normalize_url, url_path
+
+__all__ = [
+    "SCOPE_FETCH",
+    "LanguageTally",
+    "ScopeEstimate",
+    "Transport",
+    "estimate_scope",
+    "estimate_scope_sync",
+    "expected_duration",
+    "looks_like_challenge",
+    "refine_range",
+    "url_range",
+]
+
+log = logging.getLogger(__name__)
+
+Transport = Literal["fetch", "browser", "unknown"]
+
+# §9: an index child holds at least ~1,000 URLs in practice and at most 50,000 (the protocol).
+URLS_PER_CHILD_MIN = 1_000
+URLS_PER_CHILD_MAX = 50_000
+# §9: the walker keeps 8 documents in flight, about 1.5 s each; never promise less than 5 s.
+WALK_CONCURRENCY = 8
+SECONDS_PER_DOCUMENT = 1.5
+MIN_DURATION = 5.0
+HEAD_BYTES = 16 * 1024  # kept from a non-sitemap body to recognise a bot-challenge page
+LOCALE_SEGMENTS = 3  # path segments examined for a locale (`/dotnet/en-us/...`)
+BLOCKING_STATUSES = frozenset({403, 429})
+
+# A pre-flight must answer in seconds: one retry, short backoff, `Retry-After` capped at 2 s, and
+# 10 s per document. A caller's own `FetchConfig` replaces all of it.
+SCOPE_FETCH = FetchConfig(timeout=10.0, retries=1, backoff=0.25, retry_after_cap=2.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeEstimate:
+    """What `estimate_scope` learned (§9). Ranges are `(low, high)`; times are seconds.
+
+    `top_kind` is the kind of the top document read (None when none could be read);
+    `sampled_children` counts the child sitemaps whose real size refined the range.
+    """
+
+    root_url: str
+    top_sitemap_urls: tuple[str, ...]
+    source: str
+    url_estimate_range: tuple[int, int]
+    sub_sitemap_count: int
+    languages_detected: tuple[str, ...]
+    expected_duration_seconds: float
+    transport: Transport
+    notes: tuple[str, ...] = ()
+    source_url: str | None = None
+    expected_duration_range: tuple[float, float] = (0.0, 0.0)
+    top_kind: DocumentKind | None = None
+    sampled_children: int = 0
+
+    @property
+    def found(self) -> bool:
+        """Whether a top sitemap was read (the CLI exits 3 when not)."""
+        return self.top_kind is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready values (tuples become lists when dumped)."""
+        return asdict(self)
+
+
+# -- pure rules --------------------------------------------------------------------------------
+
+
+def url_range(kind: DocumentKind | None, urls: int, children: int) -> tuple[int, int]:
+    """§9 step 3: `[n, n]` for a list of pages, `[c × 1,000, c × 50,000]` for an index."""
+    if kind == "sitemapindex":
+        return children * URLS_PER_CHILD_MIN, children * URLS_PER_CHILD_MAX
+    if kind in SITEMAP_KINDS:
+        return urls, urls
+    return 0, 0
+
+
+def expected_duration(children: int, *, read: bool = True) -> tuple[float, tuple[float, float]]:
+    """§9 step 5: `c / 8 × 1.5 s` within `[½×, 1½×]`, each at least 5 s (a flat urlset: 5 s).
+
+    Nothing read means nothing to walk: 0 s.
+    """
+    if not read:
+        return 0.0, (0.0, 0.0)
+    base = children / WALK_CONCURRENCY * SECONDS_PER_DOCUMENT
+    low, high = max(MIN_DURATION, base / 2), max(MIN_DURATION, base * 1.5)
+    return round(max(MIN_DURATION, base), 1), (round(low, 1), round(high, 1))
+
+
+def refine_range(children: int, sampled: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The range of an index of `children` from the real ranges of some of them.
+
+    Sampled children count as they are; every other child is assumed to be as small as the
+    smallest sample (low bound) and as large as the largest (high bound).
+    """
+    if not sampled:
+        raise ValueError("no sampled child to refine from")
+    rest = max(0, children - len(sampled))
+    low = sum(lo for lo, _ in sampled) + rest * min(lo for lo, _ in sampled)
+    high = sum(hi for _, hi in sampled) + rest * max(hi for _, hi in sampled)
+    return low, high
+
+
+# Markers of the bot-protection interstitials seen in place of robots.txt or sitemaps
+# (Cloudflare, Imperva/Incapsula, PerimeterX, DataDome, AWS WAF, Sucuri, DDoS-Guard, Akamai).
+_CHALLENGE_MARKERS = (
+    b"cf-browser-verification",
+    b"cf_chl_",
+    b"challenges.cloudflare.com",
+    b"/cdn-cgi/challenge-platform",
+    b"<title>just a moment...</title>",
+    b"attention required! | cloudflare",
+    b"_incapsula_resource",
+    b"incapsula incident id",
+    b"px-captcha",
+    b"captcha-delivery.com",
+    b"awswafintegration",
+    b"sucuri website firewall",
+    b"ddos-guard",
+    b"checking your browser before accessing",
+    b"enable javascript and cookies to continue",
+    b"errors.edgesuite.net",
+)
+
+
+def looks_like_challenge(head: bytes) -> bool:
+    """Whether the start of a body is a bot-challenge page rather than content.
+
+    Only asked of bodies that should have been robots.txt or a sitemap and are not, so a
+    vendor's name in an ordinary page cannot make a site look blocked.
+    """
+    text = head[:HEAD_BYTES].lower()
+    return any(marker in text for marker in _CHALLENGE_MARKERS)
+
+
+def _hreflang_locale(value: str) -> str | None:
+    """`en-US` → `en-us`; `zh-Hant-TW` → `zh-hant`; `x-default` → None."""
+    parts = value.strip().replace("_", "-").split("-")
+    for n in (len(parts), 2, 1):
+        locale = normalize_locale("-".join(parts[:n]))
+        if locale is not None:
+            return locale
+    return None
+
+
+class LanguageTally:
+    """The languages a site shows (§9 step 4), from the URLs and hreflang values the estimate saw.
+
+    Sure signs: an hreflang value, a sitemap file or directory locale (§7 rules), a locale as the
+    first path segment (`/fr/…`, as §7 reads a base URL), or a locale with a region or script in
+    any of the first three segments (`/dotnet/en-us/…`). A bare language deeper in the path
+    (`/dotnet/fr/…`) counts only when that position holds at least two distinct locales: alone,
+    `/docs/id/123` or `/users/my/` would read as Indonesian or Burmese.
+    """
+
+    def __init__(self) -> None:
+        self._sure: set[str] = set()
+        self._at: dict[int, set[str]] = {}
+
+    def add_hreflang(self, value: str) -> None:
+        locale = _hreflang_locale(value)
+        if locale is not None:
+            self._sure.add(locale)
+
+    def add_sitemap(self, url: str) -> None:
+        locale = sitemap_locale(url)
+        if locale is not None:
+            self._sure.add(locale)
+        self.add_page(url)
+
+    def add_page(self, url: str) -> None:
+        segments = [s for s in url_path(url).split("/", LOCALE_SEGMENTS + 1) if s]
+        for position, segment in enumerate(segments[:LOCALE_SEGMENTS]):
+            locale = normalize_locale(segment) if len(segment) <= 10 else None
+            if locale is None:
+                continue
+            self._at.setdefault(position, set()).add(locale)
+            if position == 0 or "-" in locale:
+                self._sure.add(locale)
+            return
+
+    def languages(self) -> tuple[str, ...]:
+        found = set(self._sure)
+        for locales in self._at.values():
+            if len(locales) >= 2:
+                found |= locales
+        return tuple(sorted(found))
+
+
+# -- reading one document -----------------------------------------------------------------------
+
+
+class _DocumentSink:
+    """Counts one document as it streams: distinct page URLs, alternates, children (and picks
+    `pick` of them at random, reservoir-style, for sampling), locales; keeps the first bytes."""
+
+    def __init__(self, url: str, tally: LanguageTally, pick: int, rng: random.Random) -> None:
+        self.parser = SitemapParser(url)
+        self.tally = tally
+        self.pick = pick
+        self.rng = rng
+        self.head = bytearray()
+        self.seen = SeenSet(1 << 10)
+        self.urls = 0
+        self.alternates = 0
+        self.children = 0
+        self.picked: list[str] = []
+
+    def feed(self, data: bytes) -> None:
+        if len(self.head) < HEAD_BYTES:
+            self.head += data[: HEAD_BYTES - len(self.head)]
+        self.parser.feed(data)
+        self._take()
+
+    async def drain(self) -> bool:
+        # A page that is not a sitemap is read only as far as the challenge check needs.
+        return self.parser.kind != "not-a-sitemap" or len(self.head) < HEAD_BYTES
+
+    def close(self) -> None:
+        self.parser.close()
+        self._take()
+
+    def _take(self) -> None:
+        entries, children, _malformed = self.parser.take()
+        tally = self.tally
+        for entry in entries:
+            if self.seen.add(entry.url):
+                self.urls += 1
+                tally.add_page(entry.url)
+            for alt in entry.alternates:
+                self.alternates += 1
+                tally.add_hreflang(alt.hreflang)
+                tally.add_page(alt.url)
+        for child in children:
+            self._child(child)
+
+    def _child(self, url: str) -> None:
+        self.tally.add_sitemap(url)
+        self.children += 1
+        if len(self.picked) < self.pick:
+            self.picked.append(url)
+            return
+        slot = self.rng.randrange(self.children)
+        if slot < self.pick:
+            self.picked[slot] = url
+
+
+@dataclass(slots=True)
+class _Read:
+    """One document as the estimate saw it."""
+
+    url: str
+    response: Response
+    kind: DocumentKind | None = None
+    urls: int = 0
+    alternates: int = 0
+    children: int = 0
+    picked: list[str] = field(default_factory=list)
+    head: bytes = b""
+    errors: list[str] = field(default_factory=list)
+    internal: str | None = None
+
+    @property
+    def is_sitemap(self) -> bool:
+        return self.kind is not None and self.kind in SITEMAP_KINDS
+
+    @property
+    def answered(self) -> bool:
+        """The server sent an HTTP status (whatever it was)."""
+        return self.response.status is not None
+
+    @property
+    def pushback(self) -> str | None:
+        """Why this answer suggests a real browser is needed, or None."""
+        status = self.response.status
+        if status in BLOCKING_STATUSES:
+            return f"HTTP {status}"
+        if not self.is_sitemap and self.head and looks_like_challenge(self.head):
+            return "a bot-challenge page"
+        return None
+
+    @property
+    def range(self) -> tuple[int, int]:
+        return url_range(self.kind, self.urls, self.children)
+
+    def failure(self) -> str:
+        resp = self.response
+        if self.internal is not None:
+            return self.internal
+        if resp.error is not None:
+            return str(resp.error)
+        if self.kind == "not-a-sitemap":
+            return f"not a sitemap (HTTP {resp.status}, {resp.content_type or 'no content type'})"
+        return f"HTTP {resp.status}"
+
+
+def _why(resp: Response) -> str:
+    return str(resp.error) if resp.error is not None else f"HTTP {resp.status}"
+
+
+# -- the estimate --------------------------------------------------------------------------------
+
+
+class _Estimator:
+    """One estimate: the §9 steps in order, every outcome written down as it happens."""
+
+    def __init__(self, url: str, sitemap: str | None, sample: int, seed: int | None) -> None:
+        self.url = url
+        self.sitemap = sitemap
+        self.sample = sample
+        self.rng = random.Random(seed)
+        self.tally = LanguageTally()
+        self.notes: list[str] = []
+        self.pushback: list[str] = []
+        self.source = "none"
+        self.source_url: str | None = None
+        self.tops: list[str] = []
+        self.top: _Read | None = None
+        self.unreachable = False
+        self.range = (0, 0)
+        self.sampled = 0
+
+    async def run(self, fetcher: Fetcher) -> None:
+        await self._discover(fetcher)
+        if self.top is None and self.tops and not self.unreachable:
+            self.top = await self._read(fetcher, self.tops[0], pick=self.sample)
+        self._judge_top()
+        top = self.top
+        if top is not None and top.kind == "sitemapindex" and top.picked:
+            await self._sample(fetcher, top)
+
+    # §9 step 1 (§2): a sitemap given directly, else robots.txt, else the well-known paths.
+    async def _discover(self, fetcher: Fetcher) -> None:
+        direct = self.sitemap or (self.url if looks_like_sitemap_url(self.url) else None)
+        if direct is not None:
+            self.source, self.source_url = "user", direct
+            self.tops = [normalize_url(direct)]
+            return
+        prefix = base_prefix(self.url)
+        if prefix is not None:
+            self.notes.append(f"the estimate covers the whole site, not only {prefix}")
+        if await self._robots(fetcher):
+            return
+        if not self.unreachable:
+            await self._well_known(fetcher)
+
+    async def _robots(self, fetcher: Fetcher) -> bool:
+        """Read robots.txt; True when it lists sitemaps."""
+        robots_url = origin_of(self.url) + "/robots.txt"
+        sink = _TextSink(ROBOTS_MAX_BYTES)
+        limit = min(ROBOTS_TIMEOUT, fetcher.config.timeout)
+        resp = await fetcher.fetch(robots_url, lambda _r: sink, time_limit=limit)
+        if resp.status in BLOCKING_STATUSES:
+            self._pushed_back(f"robots.txt answered HTTP {resp.status}")
+        if resp.status is None:
+            # No HTTP answer at all: probing three more paths would only triple the wait.
+            self.unreachable = True
+            self.notes.append(
+                f"robots.txt did not answer ({_why(resp)}); the site looks unreachable, so the "
+                "well-known sitemap paths were not tried"
+            )
+            return False
+        if not resp.ok:
+            self.notes.append(f"robots.txt unavailable ({_why(resp)}); trying well-known paths")
+            return False
+        text = sink.text()
+        if text.lstrip()[:1] == "<" and looks_like_challenge(text[:HEAD_BYTES].encode()):
+            self._pushed_back("robots.txt is a bot-challenge page")
+        robots = parse_robots(text, resp.final_url, fetcher.config.user_agent)
+        if not robots.sitemaps:
+            self.notes.append("robots.txt lists no sitemap; trying well-known paths")
+            return False
+        self.source, self.source_url = "robots.txt", resp.final_url
+        self.tops = list(robots.sitemaps)
+        if len(self.tops) > 1:
+            self.notes.append(
+                f"robots.txt lists {len(self.tops)} sitemaps; only the first was read"
+            )
+        return True
+
+    async def _well_known(self, fetcher: Fetcher) -> None:
+        """§2 step 3: the first well-known path that really is a sitemap is the top document."""
+        origin = origin_of(self.url)
+        pushback: list[str] = []
+        for name, path in WELL_KNOWN:
+            read = await self._read(fetcher, origin + path, pick=self.sample)
+            if read.is_sitemap:
+                self.source, self.source_url = name, read.url
+                self.tops, self.top = [normalize_url(read.url)], read
+                return
+            self.notes.append(f"well-known {path}: {read.failure()}")
+            if read.pushback is not None:
+                pushback.append(f"{path} answered {read.pushback}")
+            if not read.answered:
+                self.unreachable = True
+                break
+        for reason in pushback:  # only when no well-known path served a sitemap
+            self._pushed_back(reason)
+        self.notes.append("no sitemap found (robots.txt and well-known paths)")
+
+    async def _read(self, fetcher: Fetcher, url: str, *, pick: int = 0) -> _Read:
+        sinks: list[_DocumentSink] = []
+
+        def sink_for(resp: Response) -> _DocumentSink:
+            sinks.append(_DocumentSink(resp.final_url, self.tally, pick, self.rng))
+            return sinks[-1]
+
+        try:
+            resp = await fetcher.fetch(url, sink_for)
+            if sinks:
+                sinks[-1].close()
+        except OSError:
+            raise  # the SSRF guard could not resolve the host: the estimate's own concern
+        except Exception as exc:  # a bug must not cost the caller the estimate (as in the walk)
+            log.exception("internal error reading %s", url)
+            resp = Response(url=url, final_url=url, status=200 if sinks else None)
+            return _Read(url=url, response=resp, internal=f"internal error: {exc!r}")
+        read = _Read(url=url, response=resp)
+        if sinks:
+            sink = sinks[-1]
+            read.kind = sink.parser.kind
+            read.urls, read.alternates = sink.urls, sink.alternates
+            read.children, read.picked = sink.children, sink.picked
+            read.head, read.errors = bytes(sink.head), sink.parser.errors
+        log.debug("scope read %s: %s %s", url, resp.status, read.kind)
+        return read
+
+    # §9 steps 3 and 6 for the top document.
+    def _judge_top(self) -> None:
+        top = self.top
+        if top is None:
+            return
+        if top.pushback is not None:
+            self._pushed_back(f"the top sitemap answered {top.pushback}")
+        if not top.is_sitemap:
+            self.notes.append(f"top sitemap {top.url} failed: {top.failure()}")
+            if not top.answered:
+                self.unreachable = True
+            return
+        self.range = top.range
+        resp = top.response
+        if resp.error is not None:
+            self.notes.append(f"top sitemap read incomplete ({resp.error}); counts are a minimum")
+        if resp.truncated:
+            self.notes.append("top sitemap cut at the document size limit; counts are a minimum")
+        if top.errors:
+            self.notes.append(f"top sitemap is damaged XML ({top.errors[0]}); entries salvaged")
+        if top.kind == "sitemapindex" and top.children == 0:
+            self.notes.append("the top sitemap index lists no child sitemap")
+        if top.alternates:
+            self.notes.append(f"{top.alternates:,} hreflang alternate links (not counted)")
+
+    async def _sample(self, fetcher: Fetcher, top: _Read) -> None:
+        """Beyond §9: read `sample` random children in full and re-derive the range."""
+        picked = [u for u in top.picked if normalize_url(u) != normalize_url(top.url)]
+        reads = await asyncio.gather(*(self._read(fetcher, url) for url in picked))
+        ranges = [r.range for r in reads if r.is_sitemap]
+        if not ranges:
+            self.notes.append(
+                f"none of the {len(picked)} sampled child sitemaps could be read; "
+                "range from the formula"
+            )
+            return
+        self.range = refine_range(top.children, ranges)
+        self.sampled = len(ranges)
+        sizes = ", ".join(f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}" for lo, hi in ranges)
+        self.notes.append(
+            f"range refined from {len(ranges)} of {top.children:,} child sitemaps sampled at "
+            f"random ({sizes} URLs); the others are assumed alike"
+        )
+
+    def _pushed_back(self, reason: str) -> None:
+        if reason not in self.pushback:
+            self.pushback.append(reason)
+            self.notes.append(f"{reason}: the site likely needs a real browser")
+
+    def fail(self, message: str) -> None:
+        self.unreachable = True
+        self.notes.append(message)
+
+    def transport(self) -> Transport:
+        """§9 step 6: pushback wins; a read sitemap means plain fetching works; no answer at all
+        means discovery itself failed."""
+        if self.pushback:
+            return "browser"
+        if self.top is not None and self.top.is_sitemap:
+            return "fetch"
+        return "unknown" if self.unreachable else "fetch"
+
+    def result(self) -> ScopeEstimate:
+        top = self.top
+        read = top is not None and top.is_sitemap
+        children = top.children if top is not None and top.kind == "sitemapindex" else 0
+        seconds, span = expected_duration(children, read=read)
+        return ScopeEstimate(
+            root_url=normalize_url(origin_of(self.url) + "/"),
+            top_sitemap_urls=tuple(self.tops),
+            source=self.source,
+            url_estimate_range=self.range,
+            sub_sitemap_count=children,
+            languages_detected=self.tally.languages(),
+            expected_duration_seconds=seconds,
+            transport=self.transport(),
+            notes=tuple(self.notes),
+            source_url=self.source_url,
+            expected_duration_range=span,
+            top_kind=top.kind if top is not None and top.is_sitemap else None,
+            sampled_children=self.sampled,
+        )
+
+
+def _check(url: str, sitemap: str | None, sample: int) -> None:
+    for value in (url,) if sitemap is None else (url, sitemap):
+        if not isinstance(value, str) or not value.lower().startswith(("http://", "https://")):
+            raise UsageError(f"not an http(s) URL: {value!r}")
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise UsageError(f"sample must be a whole number >= 0, got {sample!r}")
+
+
+async def estimate_scope(
+    url: str,
+    *,
+    sitemap: str | None = None,
+    config: FetchConfig | None = None,
+    sample: int = 0,
+    seed: int | None = None,
+    ssrf_guard: bool = True,
+) -> ScopeEstimate:
+    """Estimate what walking `url` would take (§9), in one or two requests.
+
+    `url` is a site URL (discovery runs) or a sitemap URL (read directly, as is `sitemap`).
+    `config` defaults to `SCOPE_FETCH` (10 s per document, one retry); robots.txt gets at most
+    8 s. `sample=N` also reads N random children of a top index to refine the range; `seed`
+    makes that choice repeatable. Raises `UsageError` for a bad argument, never for network
+    trouble: what failed is in `notes`.
+    """
+    _check(url, sitemap, sample)
+    cfg = config or SCOPE_FETCH
+    run = _Estimator(url, sitemap, sample, seed)
+    guard = AddressGuard(url) if ssrf_guard else None
+    try:
+        async with Fetcher(cfg, guard=guard) as fetcher:
+            await run.run(fetcher)
+    except OSError as exc:  # the SSRF guard resolves the root host before any request
+        log.info("scope estimate of %s: %s", url, exc)
+        run.fail(f"cannot reach {origin_of(url)}: {exc}")
+    return run.result()
+
+
+def estimate_scope_sync(
+    url: str,
+    *,
+    sitemap: str | None = None,
+    config: FetchConfig | None = None,
+    sample: int = 0,
+    seed: int | None = None,
+    ssrf_guard: bool = True,
+) -> ScopeEstimate:
+    """Sync twin of `estimate_scope`, on a private event loop (not from inside a running loop)."""
+    return asyncio.run(
+        estimate_scope(
+            url, sitemap=sitemap, config=config, sample=sample, seed=seed, ssrf_guard=ssrf_guard
+        )
+    )
