@@ -150,3 +150,26 @@ def test_url_budget_cut_prints_the_truncation_notice(site: Site, tmp_path: Path)
     run0 = json.loads((tmp_path / CRAWL_LOG).read_text())["runs"][0]["discovery"]
     assert run0["budgetsHit"] == ["max_urls"]
     assert run0["truncation"].startswith("Discovered 31 page URLs")
+
+
+def test_all_asks_before_a_walk_estimated_above_100k_urls() -> None:
+    from sitescout._scope import ScopeEstimate
+    from sitescout.cli.extract import walk_question
+
+    def estimate(children: int) -> ScopeEstimate:
+        return ScopeEstimate(
+            root_url="https://x.com/",
+            top_sitemap_urls=("https://x.com/sitemap.xml",),
+            source="robots.txt",
+            url_estimate_range=(children * 1000, children * 50000),
+            sub_sitemap_count=children,
+            languages_detected=(),
+            expected_duration_seconds=children / 8 * 1.5,
+            transport="fetch",
+        )
+
+    assert walk_question(estimate(100)) is None  # 100,000 is not above 100,000
+    question = walk_question(estimate(531))
+    assert question is not None
+    assert question.startswith("--all walks every sitemap: an estimated 531,000–26,550,000 URLs")
+    assert question.endswith("proceed? (y/n)")

@@ -19,6 +19,7 @@ from .._errors import UsageError
 from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._pages import PageOutcome
+from .._scope import ScopeEstimate, estimate_scope_sync
 from .._select import questions, render_selection
 from ._app import (
     EXIT_NOTHING,
@@ -79,6 +80,10 @@ def _last_segment(url: str) -> str:
     return url.rstrip("/").rsplit("/", 1)[-1] or url
 
 
+def _interactive(as_json: bool) -> bool:
+    return sys.stdin.isatty() and sys.stderr.isatty() and not as_json
+
+
 def _ask(prompt: str, *, yes: bool, interactive: bool) -> tuple[bool, str]:
     """Ask on a TTY; never block otherwise (§11). Returns (proceed, recorded choice)."""
     if yes:
@@ -87,6 +92,25 @@ def _ask(prompt: str, *, yes: bool, interactive: bool) -> tuple[bool, str]:
         return True, "proceed (non-interactive)"
     answer = typer.confirm(prompt.removesuffix(" (y/n)"), default=True, err=True)
     return answer, "yes" if answer else "no"
+
+
+LARGE_WALK = 100_000
+
+
+def walk_question(estimate: ScopeEstimate) -> str | None:
+    """§5: `--all` asks once before a walk estimated above 100,000 URLs.
+
+    The low end of the range decides: an index's high end (50,000 per child) would ask about
+    almost every site, while the low end passes 100,000 only when the walk surely does.
+    """
+    low, high = estimate.url_estimate_range
+    if low <= LARGE_WALK:
+        return None
+    return (
+        f"--all walks every sitemap: an estimated {low:,}–{high:,} URLs "
+        f"({estimate.sub_sitemap_count:,} sitemaps, ~{estimate.expected_duration_seconds:,.0f} s)"
+        " — proceed? (y/n)"
+    )
 
 
 def _summary(plan: Plan, result: RunResult | None, user_choice: str | None) -> dict[str, Any]:
@@ -187,6 +211,14 @@ def extract(
     try:
         if not url.lower().startswith(("http://", "https://")):
             raise UsageError(f"not an http(s) URL: {url!r}")
+        if all_pages and not yes and _interactive(as_json):
+            estimate = estimate_scope_sync(url, sitemap=sitemap)
+            question = walk_question(estimate)
+            if question is not None and not typer.confirm(
+                question.removesuffix(" (y/n)"), err=True
+            ):
+                err.print("not walking (declined)", markup=False)
+                raise typer.Exit(EXIT_OK)
         plan = asyncio.run(plan_extract(url, options))
     except UsageError as exc:
         err.print(f"error: {exc}", markup=False)
@@ -201,7 +233,7 @@ def after_plan(
     plan: Plan, options: ExtractOptions, *, yes: bool, as_json: bool, quiet: bool
 ) -> int:
     report = plan.report
-    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not as_json
+    interactive = _interactive(as_json)
     for warning in report.warnings:
         err.print(f"warning: {warning}", markup=False)
     if plan.truncation:
