@@ -6,6 +6,9 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from .server import Site, sitemapindex, urlset
 
@@ -108,3 +111,24 @@ def test_user_agent_is_sent(site: Site) -> None:
     make_site(site)
     run("urls", site.url, "--user-agent", "probe/9")
     assert {ua for _, _, ua in site.log} == {"probe/9"}
+
+
+def test_urls_parquet_file_holds_every_entry(site: Site, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    make_site(site)
+    out = tmp_path / "inventory.parquet"
+    proc = run("urls", site.url, "--format", "parquet", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    table = pq.read_table(out)
+    rows = table.to_pylist()
+    jsonl = run("urls", site.url)
+    assert rows == [json.loads(line) for line in jsonl.stdout.splitlines()]
+    assert table.schema.field("priority").type == "double"
+
+
+def test_urls_parquet_needs_an_output_file(site: Site) -> None:
+    proc = run("urls", site.url, "--format", "parquet")
+    assert proc.returncode == 2
+    assert "--output FILE" in proc.stderr
+    assert site.hits == {}

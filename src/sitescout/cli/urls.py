@@ -21,6 +21,7 @@ from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._locale import path_locale
 from .._models import Entry, WalkReport
+from .._table import ParquetWriter
 from .._walk import Walk, WalkOptions
 from ._app import (
     EXIT_OK,
@@ -48,6 +49,7 @@ from ._app import (
 class Format(StrEnum):
     jsonl = "jsonl"
     csv = "csv"
+    parquet = "parquet"
 
 
 COLUMNS = (
@@ -77,14 +79,18 @@ def entry_json(e: Entry) -> str:
 
 
 class _Writer:
-    def __init__(self, out: IO[str], fmt: Format) -> None:
+    def __init__(self, out: IO[str], fmt: Format, parquet: ParquetWriter | None = None) -> None:
         self.out = out
         self.fmt = fmt
+        self._parquet = parquet
         self._csv = csv.writer(out, lineterminator="\n") if fmt is Format.csv else None
         if self._csv is not None:
             self._csv.writerow(COLUMNS)
 
     def write(self, batch: list[Entry]) -> None:
+        if self._parquet is not None:
+            self._parquet.write(batch)
+            return
         if self._csv is None:
             self.out.write("".join(map(entry_json, batch)))
             return
@@ -104,7 +110,10 @@ class _Writer:
 
 
 @contextmanager
-def _open_output(path: Path | None) -> Iterator[IO[str]]:
+def _open_output(path: Path | None, fmt: Format) -> Iterator[IO[str]]:
+    if fmt is Format.parquet:
+        yield sys.stdout  # the Parquet writer owns the file; nothing goes to stdout
+        return
     if path is None or str(path) == "-":
         yield sys.stdout
         return
@@ -171,7 +180,7 @@ def urls(
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
-    """Stream the site's full URL inventory: JSON lines (default) or CSV."""
+    """Stream the site's full URL inventory: JSON lines (default), CSV, or Parquet to a file."""
     setup_logging(verbose)
     try:
         budgets = Budgets(
@@ -192,17 +201,25 @@ def urls(
             filter_locales=locale is not None or path_locale(url) is not None,
         )
         walk = start_walk(url, options)
+        parquet = None
+        if format is Format.parquet:
+            if output is None or str(output) == "-":
+                raise UsageError("--format parquet needs --output FILE")
+            parquet = ParquetWriter(output)
     except (UsageError, ValueError) as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
-    with _open_output(output) as out, _Progress(not quiet) as progress:
+    with _open_output(output, format) as out, _Progress(not quiet) as progress:
         try:
-            asyncio.run(_stream(walk, _Writer(out, format), progress))
+            asyncio.run(_stream(walk, _Writer(out, format, parquet), progress))
         except KeyboardInterrupt:
             walk.report.mark_partial("interrupted")
         except BrokenPipeError:  # `| head` closed the pipe: stop quietly
             sys.stderr.close()
             raise typer.Exit(EXIT_OK) from None
+        finally:
+            if parquet is not None:
+                parquet.close()
         out.flush()
     print_summary(walk.report, as_json=as_json, quiet=quiet)
     raise typer.Exit(exit_code(walk.report))
