@@ -30,6 +30,11 @@ so the distinct URLs of the site are the locs plus one new `fr` URL per hreflang
 `SiteStats.page_urls` counts the former, `SiteStats.distinct_urls` both.
 `iter_page_urls` / `iter_alternate_only_urls` rebuild the exact sets for verification.
 
+Two more scenarios (used by `peers.py`) reuse the same URL space and urlset writer:
+`generate_deep_index` (a tree of sitemap indexes, 4 levels by default, over 200 urlsets, every
+other one gzipped) and `generate_cycle_index` (indexes that all list each other and themselves,
+each urlset listed by two of them); `ensure_site` caches them like `ensure_flat_index`.
+
 Page URLs live on the serving origin by default (the protocol wants locs on the sitemap's host).
 `page_origin="https://www.example.com"` puts them on a port-less host instead: loopback URLs
 carry a port, which real sites' URLs rarely do and which can take a normalizer off its fast path.
@@ -40,12 +45,13 @@ from __future__ import annotations
 import gzip
 import json
 import socket
+import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import date, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -94,6 +100,11 @@ class SiteStats:
     # protocol asks). A host without a port keeps URL normalizers on their common fast path.
     page_origin: str | None = None
     version: int = GENERATOR_VERSION
+    # Sitemap indexes (the root included) and their levels; `gzip` says whether any urlset is
+    # gzipped, `gzipped_documents` how many (None: all `shards` when gzip, else none).
+    index_documents: int = 1
+    index_levels: int = 1
+    gzipped_documents: int | None = None
 
     def pages_at(self, served_origin: str) -> str:
         """The origin of the page URLs when the site is served from `served_origin`."""
@@ -259,6 +270,156 @@ def generate_flat_index(
     )
 
 
+def generate_deep_index(
+    directory: Path,
+    *,
+    index_levels: int = 4,
+    fanout: int = 3,
+    leaves: int = 200,
+    per_leaf: int = 500,
+    hreflang: bool = False,
+    origin: str = PLACEHOLDER_ORIGIN,
+) -> SiteStats:
+    """A tree of `index_levels` levels of sitemap indexes over `leaves` urlsets (odd ones gzipped).
+
+        robots.txt -> sitemap_index.xml                        (level 1)
+                   -> sitemaps/index-2-000.xml ...             (`fanout` per index, level 2)
+                   -> ...                                      (fanout ** (level - 1) per level)
+                   -> sitemaps/leaf-0000.xml, leaf-0001.xml.gz (leaves spread evenly over the
+                                                                deepest indexes)
+
+    With the defaults: 1 + 3 + 9 + 27 = 40 indexes over 200 leaves of 500 URLs, 240 documents,
+    100,000 page URLs, leaves at depth 5.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    total = leaves * per_leaf
+    leaf_names = [
+        f"sitemaps/leaf-{k:04d}.xml.gz" if k % 2 else f"sitemaps/leaf-{k:04d}.xml"
+        for k in range(leaves)
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [
+            pool.submit(
+                write_urlset,
+                directory / name,
+                k * per_leaf,
+                per_leaf,
+                total,
+                origin=origin,
+                gz=name.endswith(".gz"),
+                hreflang=hreflang,
+            )
+            for k, name in enumerate(leaf_names)
+        ]
+        for job in jobs:
+            job.result()
+
+    def index_name(level: int, i: int) -> str:
+        return "sitemap_index.xml" if level == 1 else f"sitemaps/index-{level}-{i:03d}.xml"
+
+    bottom = fanout ** (index_levels - 1)  # indexes on the deepest index level
+    for level in range(1, index_levels + 1):
+        for i in range(fanout ** (level - 1)):
+            if level < index_levels:
+                children = [index_name(level + 1, i * fanout + j) for j in range(fanout)]
+            else:
+                children = [name for k, name in enumerate(leaf_names) if k * bottom // leaves == i]
+            write_index(directory / index_name(level, i), [f"{origin}/{c}" for c in children])
+    write_robots(directory, [f"{origin}/sitemap_index.xml"])
+    write_home(directory)
+    indexes = sum(fanout**level for level in range(index_levels))
+    return SiteStats(
+        scenario="deep",
+        shards=leaves,
+        per_shard=per_leaf,
+        gzip=leaves > 1,
+        hreflang=hreflang,
+        page_urls=total,
+        alternate_only_urls=_count(total, is_hreflang_page) if hreflang else 0,
+        hreflang_pages=_count(total, is_hreflang_page) if hreflang else 0,
+        whitespace_locs=_count(total, is_whitespace_loc),
+        documents=indexes + leaves,
+        index_path="/sitemap_index.xml",
+        index_documents=indexes,
+        index_levels=index_levels,
+        gzipped_documents=leaves // 2,
+    )
+
+
+def generate_cycle_index(
+    directory: Path,
+    *,
+    indexes: int = 5,
+    leaves: int = 20,
+    per_leaf: int = 500,
+    origin: str = PLACEHOLDER_ORIGIN,
+) -> SiteStats:
+    """`indexes` sitemap indexes that all list each other and themselves, over `leaves` urlsets.
+
+        robots.txt -> sitemap_index.xml (index 0), sitemaps/ring-1.xml ... ring-{indexes-1}.xml
+
+    Index i lists every index, itself first (i, i+1, ..., i-1), then the leaves k with
+    k % indexes == i or (k + 1) % indexes == i: every leaf is listed by two indexes. A walker that
+    remembers what it fetched makes 1 + indexes + leaves requests; one that only avoids its own
+    ancestors fetches the same documents many times; one that remembers nothing never ends.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    total = leaves * per_leaf
+    leaf_names = [f"sitemaps/leaf-{k:04d}.xml" for k in range(leaves)]
+    for k, name in enumerate(leaf_names):
+        write_urlset(
+            directory / name, k * per_leaf, per_leaf, total, origin=origin, gz=False, hreflang=False
+        )
+    index_names = ["sitemap_index.xml"] + [f"sitemaps/ring-{i}.xml" for i in range(1, indexes)]
+    for i, name in enumerate(index_names):
+        ring = [index_names[(i + j) % indexes] for j in range(indexes)]
+        mine = [leaf_names[k] for k in range(leaves) if i in (k % indexes, (k + 1) % indexes)]
+        write_index(directory / name, [f"{origin}/{c}" for c in ring + mine])
+    write_robots(directory, [f"{origin}/sitemap_index.xml"])
+    write_home(directory)
+    return SiteStats(
+        scenario="cycle",
+        shards=leaves,
+        per_shard=per_leaf,
+        gzip=False,
+        hreflang=False,
+        page_urls=total,
+        alternate_only_urls=0,
+        hreflang_pages=0,
+        whitespace_locs=_count(total, is_whitespace_loc),
+        documents=indexes + leaves,
+        index_path="/sitemap_index.xml",
+        index_documents=indexes,
+        index_levels=indexes,  # a walk that follows the ring reaches each index on one path
+        gzipped_documents=0,
+    )
+
+
+def _count(total: int, predicate: Callable[[int], bool]) -> int:
+    return sum(1 for i in range(total) if predicate(i))
+
+
+_GENERATORS: dict[str, Callable[..., SiteStats]] = {
+    "deep": generate_deep_index,
+    "cycle": generate_cycle_index,
+}
+
+
+def ensure_site(directory: Path, scenario: str, **params: Any) -> tuple[SiteStats, bool]:
+    """Like `ensure_flat_index` for the other scenarios ("deep", "cycle"): `params` are the
+    generator's keyword arguments. Returns the stats and whether the site was generated now."""
+    manifest = directory / MANIFEST
+    wanted = {"scenario": scenario, "params": params, "version": GENERATOR_VERSION}
+    if manifest.is_file():
+        saved: dict[str, Any] = json.loads(manifest.read_text())
+        if all(saved.get(key) == value for key, value in wanted.items()):
+            names = {f.name for f in fields(SiteStats)}
+            return SiteStats(**{k: v for k, v in saved.items() if k in names}), False
+    stats = _GENERATORS[scenario](directory, **params)
+    manifest.write_text(json.dumps({**asdict(stats), "params": params}, indent=2) + "\n")
+    return stats, True
+
+
 def ensure_flat_index(
     directory: Path,
     shards: int,
@@ -360,6 +521,9 @@ class SiteServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 drops connections (a 1 s SYN retry) when a client
+    # opens many at once.
+    request_queue_size = 128
 
     def __init__(
         self, directory: Path, *, latency: float = 0.0, placeholder: str | None = PLACEHOLDER_ORIGIN
@@ -406,6 +570,11 @@ class SiteServer(ThreadingHTTPServer):
                 return gzip.compress(plain.replace(old, new), compresslevel=_GZIP_LEVEL, mtime=0)
             return data
         return data.replace(old, new)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet about clients that hang up (a killed tool), loud about anything else."""
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
 
     def count(self, path: str) -> None:
         with self._lock:

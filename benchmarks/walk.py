@@ -116,10 +116,10 @@ def _child_floor(site_dir: str, placeholder: str, origin: str) -> None:
     print(json.dumps(result))
 
 
-def _child_naive(site_url: str) -> None:
+def _child_naive(site_url: str, output: str = "/dev/null") -> None:
+    """Also the naive baseline of `peers.py`, which passes a file to count the URLs in."""
     import gzip
     import json
-    import os
     import urllib.request
     import xml.etree.ElementTree as ET
 
@@ -148,7 +148,7 @@ def _child_naive(site_url: str) -> None:
         root = ET.fromstring(fetch(url))
         found = [el.text.strip() for el in root.iter(ns + "loc") if el.text]
         (queue if root.tag == ns + "sitemapindex" else locs).extend(found)
-    with open(os.devnull, "w") as out:
+    with open(output, "w") as out:
         out.write("\n".join(locs))
     print(json.dumps({"urls": len(locs), "documents": documents}))
 
@@ -186,6 +186,8 @@ class Run:
     stdout: str
     stderr: str
     timed_out: bool = False
+    over_memory: bool = False  # killed for passing the run's RSS cap
+    cpu: float = 0.0  # user + system seconds of the child (and of what it waited for)
 
     def result(self) -> dict[str, Any]:
         """The JSON line a child program prints last."""
@@ -194,6 +196,7 @@ class Run:
 
 
 def _child_launcher() -> None:
+    import contextlib
     import json
     import os
     import subprocess
@@ -201,18 +204,47 @@ def _child_launcher() -> None:
     import threading
     import time
 
+    def kill(pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, 9)  # the child leads its own session: its helpers go too
+
+    def watch_rss(pid: int, cap_kib: int, done: threading.Event, over: list[bool]) -> None:
+        """Kill the child once its resident set passes the cap (polled every 50 ms)."""
+        while not done.wait(0.05):
+            try:
+                with open(f"/proc/{pid}/statm") as statm:
+                    rss_kib = int(statm.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+            except (OSError, ValueError, IndexError):
+                return
+            if rss_kib > cap_kib:
+                over.append(True)
+                kill(pid)
+                return
+
     for line in sys.stdin:
         job = json.loads(line)
+        over: list[bool] = []
         with open(job["stdout"], "wb") as out, open(job["stderr"], "wb") as err:
             start = time.perf_counter()
-            proc = subprocess.Popen(job["argv"], stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-            timer = threading.Timer(job["timeout"], proc.kill)
+            proc = subprocess.Popen(
+                job["argv"],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            timer = threading.Timer(job["timeout"], kill, (proc.pid,))
             timer.start()
+            done = threading.Event()
+            if job.get("max_rss_kib"):
+                args = (proc.pid, job["max_rss_kib"], done, over)
+                threading.Thread(target=watch_rss, args=args, daemon=True).start()
             try:
                 # wait4, not proc.wait(): it returns this child's rusage (ru_maxrss in KiB).
                 _, status, usage = os.wait4(proc.pid, 0)
             finally:
                 timer.cancel()
+                done.set()
             wall = time.perf_counter() - start
             proc.returncode = os.waitstatus_to_exitcode(status)
         reply = {
@@ -220,6 +252,8 @@ def _child_launcher() -> None:
             "rss_kib": usage.ru_maxrss,
             "returncode": proc.returncode,
             "timed_out": wall >= job["timeout"],
+            "over_memory": bool(over),
+            "cpu": usage.ru_utime + usage.ru_stime,
         }
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
@@ -239,12 +273,29 @@ class Launcher:
             _child_argv(_child_launcher), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
 
-    def run(self, argv: list[str], *, timeout: float, stdout_path: str | None = None) -> Run:
-        """Run one child: wall time by perf_counter around it, peak RSS from its own rusage."""
+    def run(
+        self,
+        argv: list[str],
+        *,
+        timeout: float,
+        stdout_path: str | None = None,
+        max_rss_mib: float | None = None,
+    ) -> Run:
+        """Run one child: wall time by perf_counter around it, peak RSS from its own rusage.
+
+        The child (and anything it starts) is killed after `timeout` seconds, or as soon as its
+        RSS passes `max_rss_mib` when given.
+        """
         assert self._proc.stdin is not None and self._proc.stdout is not None
         with tempfile.TemporaryDirectory() as tmp:
             out, err = str(Path(tmp) / "out"), str(Path(tmp) / "err")
-            job = {"argv": argv, "stdout": stdout_path or out, "stderr": err, "timeout": timeout}
+            job = {
+                "argv": argv,
+                "stdout": stdout_path or out,
+                "stderr": err,
+                "timeout": timeout,
+                "max_rss_kib": round(max_rss_mib * 1024) if max_rss_mib else 0,
+            }
             self._proc.stdin.write(json.dumps(job) + "\n")
             self._proc.stdin.flush()
             reply = json.loads(self._proc.stdout.readline() or "{}")
@@ -257,6 +308,8 @@ class Launcher:
                 stdout="" if stdout_path else Path(out).read_text(errors="replace"),
                 stderr=Path(err).read_text(errors="replace"),
                 timed_out=reply["timed_out"],
+                over_memory=reply.get("over_memory", False),
+                cpu=reply.get("cpu", 0.0),
             )
 
     def __enter__(self) -> Launcher:
