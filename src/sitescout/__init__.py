@@ -16,9 +16,11 @@ from __future__ import annotations
 from .__about__ import __version__
 from ._api import discover_sitemaps, iter_urls, walk
 from ._budget import Budgets
+from ._crawl import CrawledPage, Crawler, CrawlReport, SitemapFound
 from ._discover import Discovery
 from ._errors import (
     BlockedAddressError,
+    BrowserUnavailableError,
     ContentTypeError,
     EmptyPageError,
     FetchError,
@@ -31,6 +33,7 @@ from ._errors import (
     UsageError,
 )
 from ._groups import PathGroup, group_by_path_prefix
+from ._html import Heading, PageInfo, parse_page
 from ._http import FetchConfig
 from ._models import (
     Alternate,
@@ -50,8 +53,12 @@ from ._walk import Walk, WalkOptions
 __all__ = [
     "Alternate",
     "BlockedAddressError",
+    "BrowserUnavailableError",
     "Budgets",
     "ContentTypeError",
+    "CrawlReport",
+    "CrawledPage",
+    "Crawler",
     "Discovery",
     "DocumentRecord",
     "EmptyPageError",
@@ -59,13 +66,16 @@ __all__ = [
     "FetchConfig",
     "FetchError",
     "HTTPError",
+    "Heading",
     "Image",
     "Malformed",
     "NetworkError",
     "News",
     "NothingFoundError",
+    "PageInfo",
     "PathGroup",
     "ScopeEstimate",
+    "SitemapFound",
     "SitemapParser",
     "SitescoutError",
     "TimeoutError",
@@ -83,6 +93,7 @@ __all__ = [
     "iter_urls",
     "normalize_url",
     "parse_document",
+    "parse_page",
     "resolve_url",
     "walk",
 ]

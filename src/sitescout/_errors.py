@@ -4,6 +4,7 @@
 
     SitescoutError                 base of everything raised on purpose
     ├── UsageError                 the caller's mistake: bad URL, bad option (CLI exit 2)
+    │   └── BrowserUnavailableError  --render without Playwright or Chromium installed
     ├── FetchError                 one document or page could not be fetched (carries .url)
     │   ├── HTTPError              final status >= 400 (carries .status)
     │   ├── ContentTypeError       the body is not what was asked for (e.g. not HTML)
@@ -27,6 +28,10 @@ class SitescoutError(Exception):
 
 class UsageError(SitescoutError, ValueError):
     """The caller passed something unusable (a bad URL, a negative budget)."""
+
+
+class BrowserUnavailableError(UsageError):
+    """`--render` was asked for, but Playwright or Chromium is not installed (CLI exit 2)."""
 
 
 class FetchError(SitescoutError):

@@ -59,7 +59,9 @@ _PROLOG = re.compile(
 )
 _INVALID_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _HTML_START = re.compile(
-    rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|title|meta)\b", re.I | re.S
+    rb"\s*(?:<\?xml[^>]{0,1000}>\s*)?(?:<!--.*?-->\s*)*"
+    rb"<(?:!doctype\s+html|html|head|body|title|meta)\b",
+    re.I | re.S,
 )
 _SPACES = re.compile(r"\s+")
 _INVISIBLE = ("script", "style", "noscript", "template")

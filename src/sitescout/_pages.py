@@ -116,6 +116,8 @@ async def fetch_page(fetcher: Fetcher, url: str, renderer: Renderer | None = Non
         except FetchError as exc:
             out.error_class, out.error = exc.error_class, str(exc)
         else:
+            # The DOM comes back as text; the page's own charset no longer applies to it.
+            out.content_type = "text/html; charset=utf-8"
             classify_html(out, dom.encode("utf-8"))
     if out.error_class is not None:
         log.warning("page %s failed: %s: %s", url, out.error_class, out.error)

@@ -38,11 +38,11 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from ._errors import BlockedAddressError, NetworkError, TimeoutError, UsageError
+from ._errors import BlockedAddressError, BrowserUnavailableError, NetworkError, TimeoutError
 from ._http import DEFAULT_USER_AGENT, AddressGuard
 
 if TYPE_CHECKING:
-    from playwright.async_api import APIResponse, BrowserContext, Route, WebSocketRoute
+    from playwright.async_api import APIResponse, BrowserContext, Page, Route, WebSocketRoute
 
 log = logging.getLogger(__name__)
 
@@ -79,10 +79,6 @@ _INSTALL_PLAYWRIGHT = (
 )
 
 
-class BrowserUnavailableError(UsageError):
-    """`--render` was asked for, but Playwright or Chromium is not installed (CLI exit 2)."""
-
-
 def chromium_path(executable: str | None = None) -> str:
     """The Chromium binary to drive: the argument, else `$SITESCOUT_CHROMIUM`, else the default."""
     return executable or os.environ.get(CHROMIUM_ENV) or DEFAULT_CHROMIUM
@@ -108,8 +104,9 @@ def check_render_available(executable: str | None = None) -> str:
 class Renderer:
     """One headless Chromium for a run; `await render(url, body)` returns the rendered DOM.
 
-    Use as `async with Renderer(guard=...) as r`. At most `max_open` pages render at once
-    (each is a Chromium tab with its own renderer process).
+    Use as `async with Renderer(guard=...) as r`. At most `max_open` pages render at once, each
+    in a Chromium tab; tabs are kept and reused (a new tab costs a renderer process), emptied
+    with `about:blank` between pages.
     """
 
     def __init__(
@@ -130,6 +127,7 @@ class Renderer:
         self._slots = asyncio.Semaphore(max(1, max_open))
         self._stack = AsyncExitStack()
         self._context: BrowserContext | None = None
+        self._idle: list[_Tab] = []  # at most max_open
 
     async def __aenter__(self) -> Renderer:
         path = check_render_available(self.executable)
@@ -158,6 +156,7 @@ class Renderer:
 
     async def __aexit__(self, *exc: object) -> None:
         self._context = None
+        self._idle.clear()
         try:
             async with asyncio.timeout(_LAUNCH_TIMEOUT):
                 await self._stack.aclose()
@@ -186,12 +185,12 @@ class Renderer:
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-        assert self._context is not None
-        page = await self._context.new_page()
-        document = _Document(body, content_type or "text/html", status)
+        tab: _Tab | None = None
+        reusable = False
         try:
-            await page.route_web_socket("**/*", _refuse_web_socket)
-            await page.route("**/*", lambda route: self._route(route, document))
+            tab = await self._tab()
+            tab.document = _Document(body, content_type or "text/html", status)
+            page = tab.page
             await page.goto(url, wait_until="domcontentloaded", timeout=self.timeout * 1000)
             try:
                 await page.wait_for_load_state("networkidle", timeout=self.settle * 1000)
@@ -199,23 +198,39 @@ class Renderer:
                 log.debug(
                     "%s: network not idle after %gs; taking the DOM as it is", url, self.settle
                 )
-            return await page.content()
+            html = await page.content()
+            # Stop the page's timers and requests before the tab serves another page.
+            await page.goto("about:blank", timeout=_CLOSE_TIMEOUT * 1000)
+            reusable = True
+            return html
         except PlaywrightError as exc:
             raise NetworkError(f"browser: {_first_line(exc)}", url=url) from exc
         finally:
-            try:
-                async with asyncio.timeout(_CLOSE_TIMEOUT):
-                    await page.close()
-            except (PlaywrightError, builtins.TimeoutError):
-                log.debug("closing the tab of %s failed", url, exc_info=True)
+            if tab is not None:
+                tab.document = None
+                if reusable:
+                    self._idle.append(tab)
+                else:
+                    await _close(tab, url)
 
-    async def _route(self, route: Route, document: _Document) -> None:
+    async def _tab(self) -> _Tab:
+        """An idle tab, or a new one: opening a tab starts a renderer process, so they are kept."""
+        if self._idle:
+            return self._idle.pop()
+        assert self._context is not None
+        tab = _Tab(await self._context.new_page())
+        await tab.page.route_web_socket("**/*", _refuse_web_socket)
+        await tab.page.route("**/*", lambda route: self._route(route, tab))
+        return tab
+
+    async def _route(self, route: Route, tab: _Tab) -> None:
         from playwright.async_api import Error as PlaywrightError
 
         request = route.request
+        document = tab.document
         try:
             if request.is_navigation_request() and request.frame.parent_frame is None:
-                if document.served:
+                if document is None or document.served:
                     # The page navigating away. Aborting would replace the DOM with an error
                     # page; a 204 answer is the HTTP way of saying "stay where you are".
                     await route.fulfill(status=204)
@@ -224,10 +239,15 @@ class Renderer:
                 headers = {"content-type": document.content_type}
                 await route.fulfill(status=document.status, headers=headers, body=document.body)
                 return
-            if request.resource_type in _REFUSED_TYPES:
-                await route.abort("blockedbyclient")
+            if document is None or request.resource_type in _REFUSED_TYPES:
+                await route.abort("blockedbyclient")  # a leftover of the previous page, or media
                 return
-            response = await self._fetch(route)
+            try:
+                response = await self._fetch(route)
+            except PlaywrightError as exc:  # refused, reset, timed out: as the network would
+                log.debug("sub-request %s failed: %s", request.url, _first_line(exc))
+                await route.abort("failed")
+                return
             if response is None:
                 await route.abort("blockedbyclient")
             else:
@@ -256,6 +276,26 @@ class Renderer:
         if urlsplit(url).scheme not in ("http", "https"):
             return False
         return self.guard is None or await self.guard.allowed(url)
+
+
+class _Tab:
+    """A browser tab kept between pages, and the document it is rendering now (if any)."""
+
+    __slots__ = ("document", "page")
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.document: _Document | None = None
+
+
+async def _close(tab: _Tab, url: str) -> None:
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        async with asyncio.timeout(_CLOSE_TIMEOUT):
+            await tab.page.close()
+    except (PlaywrightError, builtins.TimeoutError):
+        log.debug("closing the tab of %s failed", url, exc_info=True)
 
 
 class _Document:

@@ -1,0 +1,675 @@
+"""The link crawl (§10): breadth-first from the start URL when a site has no sitemap.
+
+`Crawler(start_url, ...)` is an async iterable of events:
+
+* `CrawledPage` - one page fetched (or failed: `error` and `error_class`, §12 classes), with its
+  depth (the start URL is depth 0), title, canonical and link counts;
+* `SitemapFound` - a response that is a sitemap (§2.6: Content-Type or sniffed body), even when
+  reached through an `<a href>`; its URL is for the walker to walk with its own machinery.
+
+Rules, in the order a link meets them (`_consider`):
+1. Links come from `_html.parse_page` of the page's final URL, so they are resolved against it and
+   `<base href>`, and normalized (§6: fragments, tracking parameters, default ports...).
+2. De-duplication across the whole crawl on (host without `www.`, port, path without trailing
+   slash, query): `/a`, `/a/` and `/a/?utm_source=x` are fetched once, in the form seen first
+   (the walker's `UrlSet` picks the reported form from canonicals).
+3. §8 filtering (`_urls.classify`): other sites, non-HTTP schemes, assets, API paths and pagination
+   past page 1 are not queued; auth-walled paths are flagged and not fetched (§8 default). One
+   exception: an asset-like link that names a sitemap (`.xml`, `.xml.gz`, `.rss`, `.atom`, or
+   "sitemap" in its last segment) is fetched far enough to sniff it.
+4. Depth: pages deeper than `max_depth` are not requested (counted in the report). Sitemap
+   candidates on a page at the last depth are still sniffed: they are documents, not pages.
+5. robots.txt: `Disallow`/`Allow` for our user agent (the token of the UA actually sent) - a
+   disallowed URL never reaches the server. `Crawl-delay` serializes the crawl and spaces requests
+   from the end of one to the start of the next (capped at `MAX_CRAWL_DELAY`).
+
+Limits that bind whatever the caller asks (§10): at most `MAX_PAGES` (200) fetches - pages and
+sitemap sniffs alike; robots.txt excepted - and depth at most `MAX_DEPTH` (3). A failure never
+stops the crawl.
+
+`fetch_page` is the single-page half, for `extract` too: one fetch through the `Fetcher`, the §12
+classification (`HTTPError`, `ContentTypeError`, `EmptyPageError`, `TimeoutError`, `NetworkError`,
+`TooManyRedirects`, `BlockedAddressError`), sitemap sniffing, and `PageInfo` from the raw or the
+rendered (`Renderer`) HTML.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from ._discover import read_robots
+from ._errors import ContentTypeError, EmptyPageError, FetchError, UsageError
+from ._html import MAX_HTML_BYTES, PageInfo, looks_like_html, parse_page
+from ._http import AddressGuard, FetchConfig, Fetcher, Response
+from ._models import SITEMAP_KINDS
+from ._parse import SitemapParser
+from ._render import Renderer
+from ._robots import Robots
+from ._urls import classify, normalize_url, site_key, url_path
+
+__all__ = [
+    "HTML_ACCEPT",
+    "MAX_CRAWL_DELAY",
+    "MAX_DEPTH",
+    "MAX_PAGES",
+    "CrawlEvent",
+    "CrawlReport",
+    "CrawledPage",
+    "Crawler",
+    "PageFetch",
+    "SitemapFound",
+    "fetch_page",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_PAGES = 200  # §10: "at most 200 visited pages regardless of the cap"
+MAX_DEPTH = 3
+MAX_CRAWL_DELAY = 60.0
+HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.5"
+_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".rss", ".atom")
+# Content types whose body is never read: no page, no sitemap can hide in them.
+_NO_BODY_TYPES = (
+    "image/",
+    "audio/",
+    "video/",
+    "font/",
+    "text/css",
+    "text/javascript",
+    "application/javascript",
+    "application/json",
+    "application/pdf",
+    "application/zip",
+)
+_MAX_SAMPLES = 20
+_MAX_BEYOND_TRACKED = 100_000
+
+
+# -- one page ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PageFetch:
+    """What fetching one page found: a page (`info`), a sitemap (`sitemap_kind`) or an error."""
+
+    url: str
+    final_url: str
+    status: int | None = None
+    content_type: str = ""
+    bytes: int = 0
+    elapsed: float = 0.0
+    redirects: list[str] = field(default_factory=list)
+    info: PageInfo | None = None
+    sitemap_kind: str | None = None
+    rendered: bool = False
+    error: FetchError | None = None
+
+
+class _PageSink:
+    """Keeps up to the HTML cap of a body and sniffs its start for a sitemap (§2.6).
+
+    Reading stops as soon as the body is known to be a sitemap (the walker will read it) or, for
+    a body that may not be HTML at all, known not to be one.
+    """
+
+    def __init__(self, url: str, content_type: str, sniff_only: bool) -> None:
+        self.content_type = content_type
+        self.kind: str | None = None
+        self._parser = SitemapParser(url)
+        self._keep_reading = not sniff_only and _maybe_html(content_type)
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._cap = MAX_HTML_BYTES + 1  # one byte more than parsed reveals the cut
+
+    def feed(self, data: bytes) -> None:
+        if self._size < self._cap:
+            kept = data[: self._cap - self._size]
+            self._parts.append(kept)
+            self._size += len(kept)
+        if self.kind is None:
+            # The parser decides from the first kilobyte or so (more only behind a long
+            # prolog, up to its own 1 MiB bound); it needs the bytes contiguous.
+            self._parser.feed(data)
+            self.kind = self._parser.kind
+
+    async def drain(self) -> bool:
+        if self.kind is None:
+            return self._size < self._cap
+        return self.kind == "not-a-sitemap" and self._keep_reading and self._size < self._cap
+
+    def finish(self) -> None:
+        if self.kind is None:
+            self._parser.close()
+            self.kind = self._parser.kind
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(self._parts)
+
+    def sitemap_kind(self, url: str) -> str | None:
+        kind = self.kind
+        if kind is None or kind not in SITEMAP_KINDS:
+            return None
+        if kind == "text" and not (
+            self.content_type.startswith("text/plain") and _sitemap_like(url)
+        ):
+            return None  # a plain-text page that starts with a URL is not a sitemap for that
+        return kind
+
+
+def _maybe_html(content_type: str) -> bool:
+    """Whether a body of this type may turn out to be HTML (missing and generic types may)."""
+    return (
+        not content_type
+        or "html" in content_type
+        or "xml" in content_type  # XHTML served as application/xml
+        or content_type.startswith("application/octet-stream")
+    )
+
+
+def _is_html(content_type: str, body: bytes) -> bool:
+    if "html" in content_type:
+        return True
+    return _maybe_html(content_type) and looks_like_html(body)
+
+
+def _sitemap_like(url: str) -> bool:
+    last = url_path(url).lower().rsplit("/", 1)[-1]
+    return last.endswith(_SITEMAP_SUFFIXES) or "sitemap" in last
+
+
+async def fetch_page(
+    fetcher: Fetcher,
+    url: str,
+    *,
+    renderer: Renderer | None = None,
+    time_limit: float | None = None,
+    sniff_only: bool = False,
+) -> PageFetch:
+    """Fetch one page and classify the answer (§12). Never raises for what the site does.
+
+    With `renderer`, an HTML answer is rendered in Chromium and `info` reads the rendered DOM.
+    `sniff_only` reads just enough to tell whether the response is a sitemap.
+    """
+    sinks: list[_PageSink] = []
+
+    def sink_for(resp: Response) -> _PageSink | None:
+        content_type = resp.content_type.lower().strip()
+        if content_type.startswith(_NO_BODY_TYPES):
+            return None
+        sinks.append(_PageSink(resp.final_url, content_type, sniff_only))
+        return sinks[-1]
+
+    resp = await fetcher.fetch(url, sink_for, time_limit=time_limit)
+    result = PageFetch(
+        url=url,
+        final_url=resp.final_url,
+        status=resp.status,
+        content_type=resp.content_type,
+        bytes=resp.bytes,
+        elapsed=resp.elapsed,
+        redirects=list(resp.redirects),
+        error=resp.error,
+    )
+    if resp.error is None:
+        await _classify(result, sinks[-1] if sinks else None, renderer, sniff_only)
+    return result
+
+
+async def _classify(
+    result: PageFetch, sink: _PageSink | None, renderer: Renderer | None, sniff_only: bool
+) -> None:
+    final = result.final_url
+    content_type = result.content_type.lower().strip()
+    if sink is None:
+        result.error = ContentTypeError(f"not HTML: {content_type}", url=final)
+        return
+    sink.finish()
+    result.sitemap_kind = sink.sitemap_kind(final)
+    if result.sitemap_kind is not None or sniff_only:
+        return
+    body = sink.body
+    if not body.strip():
+        result.error = EmptyPageError("empty body", url=final)
+        return
+    if not _is_html(content_type, body):
+        result.error = ContentTypeError(f"not HTML: {content_type or 'no Content-Type'}", url=final)
+        return
+    if renderer is not None:
+        try:
+            html = await renderer.render(
+                final, body, content_type=result.content_type, status=result.status or 200
+            )
+        except FetchError as exc:
+            result.error = exc
+            return
+        result.rendered = True
+        result.info = parse_page(html.encode("utf-8"), final, "text/html; charset=utf-8")
+    else:
+        result.info = parse_page(body, final, result.content_type)
+    if result.info.is_empty:
+        why = "no visible text, link or media" + ("" if result.rendered else " (try --render)")
+        result.error = EmptyPageError(why, url=final)
+
+
+# -- events ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CrawledPage:
+    """One page the crawl requested. `error_class` is set (a §12 class name) when it failed."""
+
+    url: str  # the URL requested (normalized)
+    final_url: str  # after redirects (normalized)
+    depth: int  # clicks from the start URL (0)
+    found_on: str | None = None  # the page that linked it first
+    status: int | None = None
+    content_type: str = ""
+    title: str | None = None
+    canonical: str | None = None
+    links_internal: int = 0  # `<a href>` occurrences to the same site
+    links_external: int = 0
+    bytes: int = 0
+    elapsed: float = 0.0
+    rendered: bool = False
+    error: str | None = None
+    error_class: str | None = None
+    info: PageInfo | None = None
+    kind: Literal["page"] = "page"
+
+    @property
+    def ok(self) -> bool:
+        return self.error_class is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, without `info` (`info.to_dict()` has it)."""
+        return {name: getattr(self, name) for name in _PAGE_FIELDS}
+
+
+@dataclass(slots=True)
+class SitemapFound:
+    """A response that is a sitemap, met during the crawl: the walker walks `url`."""
+
+    url: str  # the sitemap's final URL (normalized)
+    requested: str  # the URL that was linked
+    depth: int  # depth of the link that led to it
+    found_on: str | None = None
+    document_kind: str = ""  # urlset, sitemapindex, rss, atom, text
+    kind: Literal["sitemap"] = "sitemap"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+CrawlEvent = CrawledPage | SitemapFound
+_PAGE_FIELDS = tuple(name for name in CrawledPage.__dataclass_fields__ if name != "info")
+
+
+@dataclass(slots=True)
+class CrawlReport:
+    """What the crawl did besides its events."""
+
+    start_url: str
+    fetches: int = 0  # requests for pages and sitemap sniffs (robots.txt not counted)
+    pages: int = 0
+    failures: int = 0
+    sitemaps: list[str] = field(default_factory=list)
+    robots_url: str | None = None
+    crawl_delay: float | None = None
+    disallowed: int = 0  # URLs robots.txt kept us from requesting
+    disallowed_samples: list[str] = field(default_factory=list)
+    filtered: Counter[str] = field(default_factory=Counter)  # §8 reason -> distinct URLs
+    beyond_depth: int = 0  # distinct links deeper than max_depth, not requested
+    unvisited: int = 0  # queued URLs left when the page limit or the deadline bound
+    page_limit_hit: bool = False
+    deadline_hit: bool = False
+    notes: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+
+
+# -- the crawler -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    url: str
+    depth: int
+    found_on: str | None
+    probe: bool = False  # a sitemap candidate: sniff only
+
+
+class _Done:
+    """Sentinel closing the event queue."""
+
+
+class _Pacer:
+    """Crawl-delay: one request at a time, `delay` seconds from the end of one to the next."""
+
+    def __init__(self, delay: float | None) -> None:
+        self.delay = delay or 0.0
+        self._lock = asyncio.Lock()
+        self._next = 0.0
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        if not self.delay:
+            yield
+            return
+        async with self._lock:
+            wait = self._next - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                yield
+            finally:
+                self._next = time.monotonic() + self.delay
+
+
+def _dedup_key(url: str) -> str:
+    """One key for `/a`, `/a/`, `www.` and bare host, http and https (url is normalized)."""
+    host, port = site_key(url)
+    parts = urlsplit(url)
+    return f"{host}:{port}{parts.path.rstrip('/')}?{parts.query}"
+
+
+class Crawler:
+    """A breadth-first crawl of one site; iterate it (`async for event in crawler`) once.
+
+    `robots`: rules already read by discovery; when None and `read_robots` is true, the crawler
+    reads `<origin>/robots.txt` itself. `fetcher`: share the caller's client (its guard and
+    per-host limits); by default the crawler opens its own, with an HTML `Accept` header and the
+    SSRF guard rooted at `start_url` (unless `ssrf_guard=False`). `prefix`: follow only links
+    whose path starts with it (§7 base path). `deadline`: seconds after which no new page is
+    requested.
+    """
+
+    def __init__(
+        self,
+        start_url: str,
+        *,
+        config: FetchConfig | None = None,
+        max_pages: int = MAX_PAGES,
+        max_depth: int = MAX_DEPTH,
+        concurrency: int = 4,
+        render: bool = False,
+        robots: Robots | None = None,
+        read_robots: bool = True,
+        fetcher: Fetcher | None = None,
+        ssrf_guard: bool = True,
+        prefix: str | None = None,
+        deadline: float | None = None,
+        chromium: str | None = None,
+    ) -> None:
+        if not start_url.lower().startswith(("http://", "https://")):
+            raise UsageError(f"not an http(s) URL: {start_url!r}")
+        if max_pages < 1 or max_depth < 0 or concurrency < 1:
+            raise UsageError("max_pages and concurrency must be >= 1, max_depth >= 0")
+        self.start_url = normalize_url(start_url)
+        self.config = config or (fetcher.config if fetcher else FetchConfig())
+        self.max_pages = min(max_pages, MAX_PAGES)
+        self.max_depth = min(max_depth, MAX_DEPTH)
+        self.concurrency = concurrency
+        self.render = render
+        self.robots = robots
+        self.read_robots = read_robots
+        self.prefix = prefix
+        self.deadline = deadline
+        self.chromium = chromium
+        self.report = CrawlReport(start_url=self.start_url)
+        self._own_fetcher = fetcher is None
+        self._fetcher = fetcher
+        self._ssrf_guard = ssrf_guard
+        self._renderer: Renderer | None = None
+        self._site = self.start_url
+        self._seen: set[str] = set()  # dedup keys queued or dropped
+        self._read: set[str] = set()  # dedup keys of URLs fetched and of where they led
+        self._beyond: set[str] = set()
+        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._out: asyncio.Queue[CrawlEvent | type[_Done]] = asyncio.Queue(maxsize=16)
+        self._pacer = _Pacer(None)
+        self._robots_ours = False  # read by the crawler itself (not given by the caller)
+        self._started = False
+        self._t0 = 0.0
+
+    def __aiter__(self) -> AsyncIterator[CrawlEvent]:
+        if self._started:
+            raise RuntimeError("a Crawler can be iterated once")
+        self._started = True
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[CrawlEvent]:
+        self._t0 = time.monotonic()
+        driver = asyncio.create_task(self._drive())
+        try:
+            while True:
+                item = await self._out.get()
+                if item is _Done:
+                    break
+                assert isinstance(item, CrawledPage | SitemapFound)
+                yield item
+            await driver  # surfaces a setup error (no browser) or a bug in the driver
+        finally:
+            if not driver.done():
+                driver.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await driver
+            self.report.elapsed = time.monotonic() - self._t0
+
+    async def _drive(self) -> None:
+        try:
+            await self._run()
+        except asyncio.CancelledError:
+            raise  # the consumer left: nobody waits for the end marker
+        except BaseException:
+            await self._out.put(_Done)
+            raise
+        await self._out.put(_Done)
+
+    async def _run(self) -> None:
+        async with AsyncExitStack() as stack:
+            fetcher = self._fetcher
+            if fetcher is None:
+                guard = AddressGuard(self.start_url) if self._ssrf_guard else None
+                fetcher = Fetcher(self.config, guard=guard, accept=HTML_ACCEPT)
+                self._fetcher = await stack.enter_async_context(fetcher)
+            if self.render:
+                renderer = Renderer(
+                    guard=fetcher.guard,
+                    executable=self.chromium,
+                    user_agent=self.config.user_agent,
+                    timeout=self.config.timeout,
+                    max_open=min(self.concurrency, self.config.per_host),
+                )
+                self._renderer = await stack.enter_async_context(renderer)
+            await self._setup_robots(fetcher)
+            workers = 1 if self._pacer.delay else min(self.concurrency, self.config.per_host)
+            tasks = [asyncio.create_task(self._worker()) for _ in range(workers)]
+            try:
+                self._seed()
+                await self._queue.join()
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _setup_robots(self, fetcher: Fetcher) -> None:
+        if self.robots is None and self.read_robots:
+            self.robots, _resp = await read_robots(fetcher, self._site)
+            self._robots_ours = True
+        if self.robots is None:
+            return
+        self.report.robots_url = self.robots.url
+        delay = self.robots.crawl_delay
+        if delay is not None and delay > 0:
+            if delay > MAX_CRAWL_DELAY:
+                self.report.notes.append(
+                    f"robots.txt asks for Crawl-delay {delay:g} s; using {MAX_CRAWL_DELAY:g} s"
+                )
+                delay = MAX_CRAWL_DELAY
+            self.report.crawl_delay = delay
+            self._pacer = _Pacer(delay)
+            if self._own_fetcher and self._fetcher is not None:
+                # Retries come from inside one fetch: space them at least as far apart
+                # (backoff is jittered by 0.5-1.5x, hence twice the delay).
+                cfg = self._fetcher.config
+                self._fetcher.config = replace(cfg, backoff=max(cfg.backoff, 2 * delay))
+
+    def _seed(self) -> None:
+        url = self.start_url
+        self._seen.add(_dedup_key(url))
+        if self.robots is not None and not self.robots.allowed(url):
+            self._disallow(url)
+            self.report.notes.append(f"robots.txt disallows the start URL {url}")
+            return
+        self._queue.put_nowait(_Item(url, 0, None))
+
+    # -- workers ---------------------------------------------------------------------------------
+
+    async def _worker(self) -> None:
+        while True:
+            item = await self._queue.get()
+            try:
+                await self._visit(item)
+            except Exception:  # a bug must not hang or end the crawl: record it and go on
+                log.exception("internal error crawling %s", item.url)
+                await self._emit_failure(item, "internal error", "InternalError")
+            finally:
+                self._queue.task_done()
+
+    def _may_fetch(self) -> bool:
+        if self.deadline is not None and time.monotonic() - self._t0 > self.deadline:
+            self.report.deadline_hit = True
+        elif self.report.fetches >= self.max_pages:
+            self.report.page_limit_hit = True
+        else:
+            self.report.fetches += 1
+            return True
+        self.report.unvisited += 1
+        return False
+
+    async def _visit(self, item: _Item) -> None:
+        key = _dedup_key(item.url)
+        if key in self._read:
+            return  # an earlier redirect already led to this page
+        if not self._may_fetch():
+            return
+        assert self._fetcher is not None
+        async with self._pacer.slot():
+            fetched = await fetch_page(
+                self._fetcher,
+                item.url,
+                renderer=None if item.probe else self._renderer,
+                sniff_only=item.probe,
+            )
+        final = normalize_url(fetched.final_url)
+        final_key = _dedup_key(final)
+        # Redirected to a page the crawl has read: report the fetch, do not follow it twice.
+        already = final_key in self._read
+        self._read.update((key, final_key))
+        self._seen.add(final_key)
+        if fetched.sitemap_kind is not None:
+            await self._sitemap(item, final, fetched.sitemap_kind)
+        elif item.probe:
+            log.debug("linked document %s is not a sitemap", item.url)
+        else:
+            await self._page(item, final, fetched, already)
+
+    async def _sitemap(self, item: _Item, final: str, kind: str) -> None:
+        if final in self.report.sitemaps:
+            return
+        self.report.sitemaps.append(final)
+        log.info("sitemap found through a link: %s (on %s)", final, item.found_on)
+        await self._out.put(SitemapFound(final, item.url, item.depth, item.found_on, kind))
+
+    async def _page(self, item: _Item, final: str, fetched: PageFetch, already: bool) -> None:
+        page = CrawledPage(
+            url=item.url,
+            final_url=final,
+            depth=item.depth,
+            found_on=item.found_on,
+            status=fetched.status,
+            content_type=fetched.content_type,
+            bytes=fetched.bytes,
+            elapsed=fetched.elapsed,
+            rendered=fetched.rendered,
+            info=fetched.info,
+        )
+        info = fetched.info
+        if info is not None:
+            page.title, page.canonical = info.title, info.canonical
+            page.links_internal, page.links_external = (
+                info.link_count_internal,
+                info.link_count_external,
+            )
+        if fetched.error is not None:
+            page.error, page.error_class = str(fetched.error), fetched.error.error_class
+            self.report.failures += 1
+            log.info("page %s failed: %s", item.url, fetched.error)
+        self.report.pages += 1
+        if item.depth == 0 and site_key(final) != site_key(self._site):
+            await self._move_to(final)
+        await self._out.put(page)
+        if info is not None and not already and site_key(final) == site_key(self._site):
+            for url in info.links_internal + info.links_external:
+                self._consider(url, item.depth + 1, final)
+
+    async def _move_to(self, site: str) -> None:
+        """The start URL led to another site (a domain move): crawl that one, by its rules."""
+        self.report.notes.append(f"the start URL redirects to {site}; crawling that site")
+        self._site = site
+        if self._robots_ours and self._fetcher is not None:
+            self.robots = None  # nothing else is in flight while the start page is handled
+            await self._setup_robots(self._fetcher)
+
+    async def _emit_failure(self, item: _Item, message: str, error_class: str) -> None:
+        self.report.failures += 1
+        self.report.pages += 1
+        page = CrawledPage(item.url, item.url, item.depth, item.found_on)
+        page.error, page.error_class = message, error_class
+        await self._out.put(page)
+
+    # -- the frontier ----------------------------------------------------------------------------
+
+    def _consider(self, url: str, depth: int, found_on: str) -> None:
+        key = _dedup_key(url)
+        if key in self._seen:
+            return
+        verdict = classify(url, self._site)
+        probe = verdict.reason == "asset-extension" and _sitemap_like(url)
+        if verdict.decision != "keep" and not probe:
+            self._seen.add(key)
+            self.report.filtered[verdict.reason] += 1
+            return
+        if not probe and self.prefix is not None and not url_path(url).startswith(self.prefix):
+            self._seen.add(key)
+            self.report.filtered["outside-prefix"] += 1
+            return
+        if depth > self.max_depth and not probe:
+            # Not marked seen: a shallower page finishing later may still link it in range.
+            if key not in self._beyond and len(self._beyond) < _MAX_BEYOND_TRACKED:
+                self._beyond.add(key)
+                self.report.beyond_depth += 1
+            return
+        self._seen.add(key)
+        if key in self._beyond:
+            self._beyond.discard(key)
+            self.report.beyond_depth -= 1
+        if self.robots is not None and not self.robots.allowed(url):
+            self._disallow(url)
+            return
+        self._queue.put_nowait(_Item(url, depth, found_on, probe))
+
+    def _disallow(self, url: str) -> None:
+        self.report.disallowed += 1
+        if len(self.report.disallowed_samples) < _MAX_SAMPLES:
+            self.report.disallowed_samples.append(url)
+        log.debug("robots.txt disallows %s", url)
