@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -123,7 +124,11 @@ def test_urls_parquet_file_holds_every_entry(site: Site, tmp_path: Path) -> None
     table = pq.read_table(out)
     rows = table.to_pylist()
     jsonl = run("urls", site.url)
-    assert rows == [json.loads(line) for line in jsonl.stdout.splitlines()]
+    expected = [
+        {**json.loads(line), "source": "sitemap", "title": None}
+        for line in jsonl.stdout.splitlines()
+    ]
+    assert rows == expected
     assert table.schema.field("priority").type == "double"
 
 
@@ -131,4 +136,30 @@ def test_urls_parquet_needs_an_output_file(site: Site) -> None:
     proc = run("urls", site.url, "--format", "parquet")
     assert proc.returncode == 2
     assert "--output FILE" in proc.stderr
+    assert site.hits == {}
+
+
+def test_urls_without_a_sitemap_streams_the_link_crawl(site: Site) -> None:
+    site.add(
+        "/", '<html><title>Home</title><a href="/about">About</a></html>', Content_Type="text/html"
+    )
+    site.add("/about", "<html><title>About us</title><p>hi</p></html>", Content_Type="text/html")
+    proc = run("urls", site.url + "/")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["url"], r["source"], r["depth"], r["title"]) for r in rows] == [
+        (site.url + "/", "bfs", 0, "Home"),
+        (site.url + "/about", "bfs", 1, "About us"),
+    ]
+    assert "via bfs" in proc.stderr
+
+
+def test_render_without_a_browser_is_a_usage_error(site: Site) -> None:
+    env = {**os.environ, "SITESCOUT_CHROMIUM": "/nonexistent/chromium"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitescout", "urls", site.url + "/", "--render"],
+        capture_output=True, text=True, timeout=60, check=False, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "chromium" in proc.stderr.lower()
     assert site.hits == {}

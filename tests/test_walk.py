@@ -288,8 +288,50 @@ async def test_xml_sniffed_despite_html_content_type(site: Site) -> None:
 async def test_nothing_found(site: Site) -> None:
     entries, report, _ = await collect(site.url)
     assert entries == []
-    assert report.source == "none"
     assert any("no sitemap found" in n for n in report.notes)
+    # §10: the link crawl ran next, and its start page answered 404.
+    assert report.source == "bfs"
+    assert [(d.kind, d.error_class, d.status) for d in report.errors] == [
+        ("page", "HTTPError", 404)
+    ]
+
+
+async def test_no_sitemap_falls_back_to_the_link_crawl(site: Site) -> None:
+    page = "<html><head><title>{t}</title></head><body><p>{t}</p>{links}</body></html>"
+    site.add("/", page.format(t="Home", links='<a href="/a">a</a> <a href="/b/">b</a>'),
+             Content_Type="text/html")  # fmt: skip
+    site.add("/a", page.format(t="A", links='<a href="/">home</a>'), Content_Type="text/html")
+    site.add("/b/", page.format(t="B", links=""), Content_Type="text/html")
+    entries, report, _ = await collect(site.url + "/")
+    assert [(e.url.removeprefix(site.url), e.source, e.depth, e.title) for e in entries] == [
+        ("/", "bfs", 0, "Home"),
+        ("/a", "bfs", 1, "A"),
+        ("/b/", "bfs", 1, "B"),
+    ]
+    assert report.source == "bfs"
+    assert report.crawl is not None and report.crawl.pages == 3
+    assert site.hits["/a"] == site.hits["/b/"] == 1
+
+
+async def test_a_sitemap_linked_from_a_crawled_page_is_walked(site: Site) -> None:
+    site.add("/", '<html><title>Home</title><a href="/sitemap-extra.xml">map</a></html>',
+             Content_Type="text/html")  # fmt: skip
+    site.add("/sitemap-extra.xml", urlset(pages(site, "p", 3)))
+    entries, report, _ = await collect(site.url + "/")
+    urls = {e.url for e in entries}
+    assert set(pages(site, "p", 3)) <= urls
+    assert site.url + "/" in urls
+    assert site.hits["/sitemap-extra.xml"] <= 2  # sniffed by the crawl, then walked
+    assert any("sitemap found by the crawl" in n for n in report.notes)
+
+
+async def test_crawl_option_follows_links_even_with_a_sitemap(site: Site) -> None:
+    site.add("/sitemap.xml", urlset(pages(site, "p", 3)))
+    site.add("/", "<html><title>Home</title><p>x</p></html>", Content_Type="text/html")
+    entries, report, _ = await collect(site.url + "/", crawl=True)
+    assert [e.url for e in entries] == [site.url + "/"]
+    assert report.source == "bfs"
+    assert site.hits["/sitemap.xml"] == 0
 
 
 async def test_robots_sitemaps_all_failing_fall_back_to_well_known(site: Site) -> None:

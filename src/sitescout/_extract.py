@@ -53,6 +53,7 @@ class ExtractOptions:
     refresh_all: bool = False
     sitemap: str | None = None
     locale: str | None = None
+    crawl: bool = False  # find pages by following links even when there are sitemaps
     concurrency: int = 4
     fetch: FetchConfig = field(default_factory=FetchConfig)
     # None: the sampler preset (§5), or no budgets with --all.
@@ -124,6 +125,8 @@ async def plan_extract(url: str, options: ExtractOptions) -> Plan:
             locale=options.locale,
             filter_locales=True,
             ssrf_guard=options.ssrf_guard,
+            crawl=options.crawl,
+            render=options.render,
         ),
     )
     gathered = _Gather(url, options.locale or path_locale(url))
@@ -189,6 +192,8 @@ class _Gather:
             if entry.alternate_of is not None:
                 continue
             self.discovered += 1
+            if entry.canonical:
+                self.urlset.set_canonical(entry.url, entry.canonical)
             url = self.urlset.add(entry.url)
             if url in self._seen:
                 continue

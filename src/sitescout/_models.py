@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-DocumentKind = Literal["urlset", "sitemapindex", "rss", "atom", "text", "not-a-sitemap"]
+if TYPE_CHECKING:
+    from ._crawl import CrawlReport
+
+# "page": a page the link crawl requested, in `WalkReport.errors` when it failed.
+DocumentKind = Literal["urlset", "sitemapindex", "rss", "atom", "text", "not-a-sitemap", "page"]
 SITEMAP_KINDS: frozenset[str] = frozenset({"urlset", "sitemapindex", "rss", "atom", "text"})
 
 DiscoverySource = Literal[
@@ -47,7 +51,7 @@ class News:
 
 @dataclass(slots=True)
 class Entry:
-    """One page URL found in a sitemap (§1).
+    """One page URL found in a sitemap (§1) or by the link crawl (§10).
 
     `hreflang`/`alternate_of` are set only on entries that were yielded because they appeared
     as an hreflang alternate of another entry (`alternate_of` is that entry's URL).
@@ -65,6 +69,11 @@ class Entry:
     depth: int = 1
     hreflang: str | None = None
     alternate_of: str | None = None
+    # Pages found by the link crawl (§10): source "bfs", the page's title and canonical; their
+    # depth counts clicks from the start URL (0), not sitemap levels.
+    source: str = "sitemap"
+    title: str | None = None
+    canonical: str | None = None
 
     @property
     def is_alternate(self) -> bool:
@@ -123,6 +132,7 @@ class WalkReport:
     elapsed: float = 0.0
     skipped_sitemaps: list[str] = field(default_factory=list)
     dropped_children: int = 0
+    crawl: CrawlReport | None = None  # set when the link crawl ran (§10)
     # Page URLs seen but not kept once max_urls bound (the rest of that document is not read).
     urls_cut: int = 0
 

@@ -135,9 +135,10 @@ class Candidate:
             priority=entry.priority,
             changefreq=entry.changefreq,
             sitemap=entry.sitemap or None,
-            sitemap_depth=entry.depth,
+            sitemap_depth=entry.depth if entry.source == "sitemap" else None,
             news=entry.news is not None,
             videos=len(entry.videos),
+            title=entry.title,
         )
 
 

@@ -25,6 +25,8 @@ COLUMNS = (
     "alternate_of",
     "sitemap",
     "depth",
+    "source",
+    "title",
 )
 _INSTALL = "Parquet output needs pyarrow: pip install 'sitescout[tables]'"
 
@@ -54,6 +56,8 @@ class ParquetWriter:
                 ("alternate_of", pa.string()),
                 ("sitemap", pa.string()),
                 ("depth", pa.int32()),
+                ("source", pa.string()),
+                ("title", pa.string()),
             ]
         )
         self._writer = pq.ParquetWriter(str(path), self.schema, compression="zstd")
@@ -71,6 +75,8 @@ class ParquetWriter:
             cols["alternate_of"].append(e.alternate_of)
             cols["sitemap"].append(e.sitemap)
             cols["depth"].append(e.depth)
+            cols["source"].append(e.source)
+            cols["title"].append(e.title)
         if len(cols["url"]) >= ROW_GROUP:
             self._flush()
 

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
 from ._budget import Budgets, BudgetTracker, order_children
+from ._crawl import Crawler, SitemapFound
 from ._discover import Discovery, discover, looks_like_sitemap_url, origin_of
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
 from ._locale import base_prefix, filter_children, path_locale, prefix_warning, under_prefix
@@ -46,6 +47,9 @@ class WalkOptions:
     locale: str | None = None
     filter_locales: bool = False
     ssrf_guard: bool = True
+    # §10: follow links instead of walking sitemaps (also done when discovery finds none).
+    crawl: bool = False
+    render: bool = False  # the crawl loads pages in headless Chromium
 
 
 class _Done:
@@ -165,6 +169,13 @@ class Walk:
         self.discovery = found
         self.report.notes.extend(found.notes)
         self.report.source, self.report.source_url = found.source, found.source_url
+        if self.options.crawl:
+            if found.sitemaps:
+                self.report.notes.append(
+                    f"--crawl: {len(found.sitemaps)} sitemaps from {found.source} not walked"
+                )
+            await self._crawl()
+            return
         if found.sitemaps:
             for url in found.sitemaps:
                 self._enqueue(url, 1)
@@ -186,6 +197,51 @@ class Walk:
         ):
             self.report.source, self.report.source_url = "none", None
             self.report.notes.append("no sitemap found (robots.txt and well-known paths)")
+            if not self._stop_urls and not self._budget.hit:
+                await self._crawl()
+
+    async def _crawl(self) -> None:
+        """§10: find pages by following links from the URL; sitemaps met on the way are walked."""
+        found = self.discovery
+        crawler = Crawler(
+            self.url,
+            config=self.options.fetch,
+            robots=found.robots if found is not None else None,
+            read_robots=found is None or found.robots_status is None,
+            concurrency=self.options.concurrency,
+            render=self.options.render,
+            ssrf_guard=self.options.ssrf_guard,
+            prefix=self.prefix,
+            deadline=self._budget.deadline_left(),
+        )
+        report = self.report
+        report.crawl = crawler.report
+        report.source, report.source_url = "bfs", crawler.start_url
+        report.notes.append(f"link crawl from {crawler.start_url} (§10)")
+        async for event in crawler:
+            if isinstance(event, SitemapFound):
+                if self._enqueue(event.url, 1):
+                    report.notes.append(
+                        f"sitemap found by the crawl on {event.found_on}: {event.url}"
+                    )
+                continue
+            if not event.ok:
+                record = DocumentRecord(event.url, event.depth, status=event.status, kind="page")
+                record.final_url = event.final_url
+                record.error, record.error_class = event.error, event.error_class
+                report.errors.append(record)
+                continue
+            page = Entry(
+                url=event.final_url,
+                depth=event.depth,
+                source="bfs",
+                title=event.title,
+                canonical=event.canonical,
+            )
+            await self._emit(self._fresh([page]))
+            if self._stop_urls:
+                break
+        await self._queue.join()
 
     def _any_root_was_sitemap(self, urls: list[str]) -> bool:
         wanted = {_document_key(u) for u in urls}

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from ..__about__ import __version__
+from .._errors import UsageError
 from .._models import WalkReport
 
 app = typer.Typer(
@@ -41,8 +42,30 @@ Locale = Annotated[
     str | None, typer.Option(help="Preferred locale; shards of other locales are skipped.")
 ]
 Sitemap = Annotated[str | None, typer.Option(help="Walk this sitemap URL; skip discovery.")]
+Crawl = Annotated[
+    bool, typer.Option("--crawl", help="Find pages by following links, even with a sitemap.")
+]
+Render = Annotated[
+    bool,
+    typer.Option(
+        "--render", help="Load pages in headless Chromium (needs playwright + system Chromium)."
+    ),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each document on stderr.")]
+
+
+def check_render(render: bool) -> None:
+    """Fail before any work when `--render` cannot run (exit 2, naming what to install)."""
+    if not render:
+        return
+    from .._render import check_render_available
+
+    try:
+        check_render_available()
+    except UsageError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
 
 
 def setup_logging(verbose: bool) -> None:

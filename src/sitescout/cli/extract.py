@@ -27,6 +27,7 @@ from ._app import (
     EXIT_PARTIAL,
     EXIT_USAGE,
     Concurrency,
+    Crawl,
     Deadline,
     Locale,
     MaxBytes,
@@ -34,11 +35,13 @@ from ._app import (
     MaxFetches,
     MaxUrls,
     Quiet,
+    Render,
     Sitemap,
     Timeout,
     UserAgent,
     Verbose,
     app,
+    check_render,
     err,
     setup_logging,
 )
@@ -160,9 +163,8 @@ def extract(
     no_junk_filter: Annotated[
         bool, typer.Option("--no-junk-filter", help="Keep test, sample and one-off pages.")
     ] = False,
-    render: Annotated[
-        bool, typer.Option("--render", help="Load pages in headless Chromium (Playwright).")
-    ] = False,
+    render: Render = False,
+    crawl: Crawl = False,
     refresh: Annotated[
         list[str] | None,
         typer.Option("--refresh", help="Re-extract this slug (repeatable); history is kept."),
@@ -189,6 +191,7 @@ def extract(
 ) -> None:
     """Pick a handful of representative pages, fetch them and record the run (§11, §12)."""
     setup_logging(verbose)
+    check_render(render)
     options = ExtractOptions(
         out=out,
         cap=cap,
@@ -197,6 +200,7 @@ def extract(
         single=single,
         junk_filter=not no_junk_filter,
         render=render,
+        crawl=crawl,
         refresh=tuple(refresh or ()),
         refresh_all=refresh_all,
         sitemap=sitemap,

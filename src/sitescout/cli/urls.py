@@ -27,6 +27,7 @@ from ._app import (
     EXIT_OK,
     EXIT_USAGE,
     Concurrency,
+    Crawl,
     Deadline,
     Locale,
     MaxBytes,
@@ -34,11 +35,13 @@ from ._app import (
     MaxFetches,
     MaxUrls,
     Quiet,
+    Render,
     Sitemap,
     Timeout,
     UserAgent,
     Verbose,
     app,
+    check_render,
     err,
     exit_code,
     print_summary,
@@ -61,6 +64,8 @@ COLUMNS = (
     "alternate_of",
     "sitemap",
     "depth",
+    "source",
+    "title",
 )
 
 
@@ -69,12 +74,19 @@ def _jstr(value: str | None) -> str:
 
 
 def entry_json(e: Entry) -> str:
-    """One JSON line; hand-built because `json.dumps` of a dict per URL dominates large walks."""
+    """One JSON line; hand-built because `json.dumps` of a dict per URL dominates large walks.
+
+    Pages found by the link crawl add `source` ("bfs") and `title`.
+    """
     prio = "null" if e.priority is None else repr(e.priority)
+    crawled = (
+        "" if e.source == "sitemap" else f',"source":{_jstr(e.source)},"title":{_jstr(e.title)}'
+    )
     return (
         f'{{"url":{_jstr(e.url)},"lastmod":{_jstr(e.lastmod)},"priority":{prio},'
         f'"changefreq":{_jstr(e.changefreq)},"hreflang":{_jstr(e.hreflang)},'
-        f'"alternate_of":{_jstr(e.alternate_of)},"sitemap":{_jstr(e.sitemap)},"depth":{e.depth}}}\n'
+        f'"alternate_of":{_jstr(e.alternate_of)},"sitemap":{_jstr(e.sitemap)},"depth":{e.depth}'
+        f"{crawled}}}\n"
     )
 
 
@@ -104,6 +116,8 @@ class _Writer:
                 e.alternate_of,
                 e.sitemap,
                 e.depth,
+                e.source,
+                e.title,
             )
             for e in batch
         )
@@ -174,6 +188,8 @@ def urls(
     max_urls: MaxUrls = None,
     deadline: Deadline = None,
     locale: Locale = None,
+    crawl: Crawl = False,
+    render: Render = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Summary as JSON on stderr (stdout stays data).")
     ] = False,
@@ -182,6 +198,7 @@ def urls(
 ) -> None:
     """Stream the site's full URL inventory: JSON lines (default), CSV, or Parquet to a file."""
     setup_logging(verbose)
+    check_render(render)
     try:
         budgets = Budgets(
             max_depth=max_depth,
@@ -199,6 +216,8 @@ def urls(
             locale=locale,
             # §7: the inventory filters locales only when asked, by flag or by the base URL.
             filter_locales=locale is not None or path_locale(url) is not None,
+            crawl=crawl,
+            render=render,
         )
         walk = start_walk(url, options)
         parquet = None
