@@ -15,8 +15,12 @@ import typer
 from rich.console import Console
 
 from ..__about__ import __version__
+from .._budget import Budgets
 from .._errors import UsageError
+from .._http import FetchConfig
+from .._locale import path_locale
 from .._models import WalkReport
+from .._walk import WalkOptions
 
 app = typer.Typer(
     add_completion=False,
@@ -53,6 +57,44 @@ Render = Annotated[
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each document on stderr.")]
+
+
+def inventory_options(
+    url: str,
+    *,
+    sitemap: str | None,
+    alternates: bool,
+    concurrency: int,
+    timeout: float,
+    user_agent: str,
+    max_depth: int | None,
+    max_fetches: int | None,
+    max_bytes: int | None,
+    max_urls: int | None,
+    deadline: float | None,
+    locale: str | None,
+    crawl: bool = False,
+    render: bool = False,
+) -> WalkOptions:
+    """The walk of the inventory commands (`urls`, `groups`): no budgets unless given."""
+    return WalkOptions(
+        sitemap=sitemap,
+        alternates=alternates,
+        concurrency=concurrency,
+        fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
+        budgets=Budgets(
+            max_depth=max_depth,
+            max_fetches=max_fetches,
+            max_bytes=max_bytes,
+            max_urls=max_urls,
+            deadline=deadline,
+        ),
+        locale=locale,
+        # §7: the inventory filters locales only when asked, by flag or by the base URL.
+        filter_locales=locale is not None or path_locale(url) is not None,
+        crawl=crawl,
+        render=render,
+    )
 
 
 def check_render(render: bool) -> None:

@@ -19,20 +19,19 @@ from rich.table import Table
 from rich.text import Text
 
 from .._api import walk as start_walk
-from .._budget import Budgets
 from .._discover import origin_of
 from .._errors import UsageError
 from .._groups import OTHER, PathGroup, group_by_path_prefix
 from .._http import DEFAULT_USER_AGENT, FetchConfig
-from .._locale import path_locale
 from .._models import Entry
 from .._scope import SCOPE_FETCH, ScopeEstimate, estimate_scope
-from .._walk import Walk, WalkOptions
+from .._walk import Walk
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
     EXIT_USAGE,
     Concurrency,
+    Crawl,
     Deadline,
     Locale,
     MaxBytes,
@@ -47,6 +46,7 @@ from ._app import (
     app,
     err,
     exit_code,
+    inventory_options,
     print_summary,
     report_summary,
     setup_logging,
@@ -242,26 +242,27 @@ def groups(
     max_urls: MaxUrls = None,
     deadline: Deadline = None,
     locale: Locale = None,
+    crawl: Crawl = False,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
     """Walk the site and group its URLs by path: counts, a bar and an example per group."""
     setup_logging(verbose)
     try:
-        options = WalkOptions(
+        options = inventory_options(
+            url,
             sitemap=sitemap,
             alternates=not no_alternates,
             concurrency=concurrency,
-            fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
-            budgets=Budgets(
-                max_depth=max_depth,
-                max_fetches=max_fetches,
-                max_bytes=max_bytes,
-                max_urls=max_urls,
-                deadline=deadline,
-            ),
+            timeout=timeout,
+            user_agent=user_agent,
+            max_depth=max_depth,
+            max_fetches=max_fetches,
+            max_bytes=max_bytes,
+            max_urls=max_urls,
+            deadline=deadline,
             locale=locale,
-            filter_locales=locale is not None or path_locale(url) is not None,
+            crawl=crawl,
         )
         walk = start_walk(url, options)
     except (UsageError, ValueError) as exc:

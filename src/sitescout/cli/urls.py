@@ -16,13 +16,11 @@ from typing import IO, Annotated, Any
 import typer
 
 from .._api import walk as start_walk
-from .._budget import Budgets
 from .._errors import UsageError
-from .._http import DEFAULT_USER_AGENT, FetchConfig
-from .._locale import path_locale
+from .._http import DEFAULT_USER_AGENT
 from .._models import Entry, WalkReport
-from .._table import ParquetWriter
-from .._walk import Walk, WalkOptions
+from .._table import COLUMNS, ParquetWriter
+from .._walk import Walk
 from ._app import (
     EXIT_OK,
     EXIT_USAGE,
@@ -44,6 +42,7 @@ from ._app import (
     check_render,
     err,
     exit_code,
+    inventory_options,
     print_summary,
     setup_logging,
 )
@@ -53,20 +52,6 @@ class Format(StrEnum):
     jsonl = "jsonl"
     csv = "csv"
     parquet = "parquet"
-
-
-COLUMNS = (
-    "url",
-    "lastmod",
-    "priority",
-    "changefreq",
-    "hreflang",
-    "alternate_of",
-    "sitemap",
-    "depth",
-    "source",
-    "title",
-)
 
 
 def _jstr(value: str | None) -> str:
@@ -200,22 +185,19 @@ def urls(
     setup_logging(verbose)
     check_render(render)
     try:
-        budgets = Budgets(
+        options = inventory_options(
+            url,
+            sitemap=sitemap,
+            alternates=not no_alternates,
+            concurrency=concurrency,
+            timeout=timeout,
+            user_agent=user_agent,
             max_depth=max_depth,
             max_fetches=max_fetches,
             max_bytes=max_bytes,
             max_urls=max_urls,
             deadline=deadline,
-        )
-        options = WalkOptions(
-            sitemap=sitemap,
-            alternates=not no_alternates,
-            concurrency=concurrency,
-            fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
-            budgets=budgets,
             locale=locale,
-            # §7: the inventory filters locales only when asked, by flag or by the base URL.
-            filter_locales=locale is not None or path_locale(url) is not None,
             crawl=crawl,
             render=render,
         )
