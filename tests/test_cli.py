@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from .server import Site, sitemapindex, urlset
 
@@ -163,3 +165,40 @@ def test_render_without_a_browser_is_a_usage_error(site: Site) -> None:
     assert proc.returncode == 2
     assert "chromium" in proc.stderr.lower()
     assert site.hits == {}
+
+
+@given(
+    url=st.text(max_size=40),
+    lastmod=st.none() | st.text(max_size=20),
+    priority=st.none() | st.floats(0, 1),
+    changefreq=st.none() | st.sampled_from(["daily", 'we"ird\\']),
+    alternate=st.none() | st.tuples(st.text(max_size=8), st.text(max_size=30)),
+    source=st.sampled_from(["sitemap", "bfs"]),
+    title=st.none() | st.text(max_size=20),
+)
+def test_entry_json_is_valid_json_of_every_field(
+    url: str,
+    lastmod: str | None,
+    priority: float | None,
+    changefreq: str | None,
+    alternate: tuple[str, str] | None,
+    source: str,
+    title: str | None,
+) -> None:
+    from sitescout._models import Entry
+    from sitescout.cli.urls import entry_json
+
+    hreflang, alternate_of = alternate if alternate else (None, None)
+    entry = Entry(
+        url=url, lastmod=lastmod, priority=priority, changefreq=changefreq, sitemap="s",
+        depth=3, hreflang=hreflang, alternate_of=alternate_of, source=source, title=title,
+    )  # fmt: skip
+    expected = {
+        "url": url, "lastmod": lastmod, "priority": priority, "changefreq": changefreq,
+        "hreflang": hreflang, "alternate_of": alternate_of, "sitemap": "s", "depth": 3,
+    }  # fmt: skip
+    if source != "sitemap":
+        expected |= {"source": source, "title": title}
+    line = entry_json(entry)
+    assert line.endswith("\n") and "\n" not in line[:-1]
+    assert json.loads(line) == expected

@@ -58,21 +58,48 @@ def _jstr(value: str | None) -> str:
     return "null" if value is None else str(encode_basestring(value))
 
 
+# A walk has few distinct priorities and sitemap URLs but one of each per line: caching their
+# JSON text saves a float repr and a string escape per URL (bounded: cleared when it grows).
+_CACHE_MAX = 4096
+_json_cache: dict[object, str] = {}
+
+
+def _cached(value: str | float | None) -> str:
+    text = _json_cache.get(value)
+    if text is None:
+        if len(_json_cache) >= _CACHE_MAX:
+            _json_cache.clear()
+        if value is None:
+            text = "null"
+        elif isinstance(value, str):
+            text = str(encode_basestring(value))
+        else:
+            text = repr(value)
+        _json_cache[value] = text
+    return text
+
+
 def entry_json(e: Entry) -> str:
     """One JSON line; hand-built because `json.dumps` of a dict per URL dominates large walks.
 
     Pages found by the link crawl add `source` ("bfs") and `title`.
     """
-    prio = "null" if e.priority is None else repr(e.priority)
-    crawled = (
-        "" if e.source == "sitemap" else f',"source":{_jstr(e.source)},"title":{_jstr(e.title)}'
+    lastmod, changefreq, alt = e.lastmod, e.changefreq, e.alternate_of
+    line = (
+        f'{{"url":{encode_basestring(e.url)},'
+        f'"lastmod":{"null" if lastmod is None else encode_basestring(lastmod)},'
+        f'"priority":{_cached(e.priority)},'
+        f'"changefreq":{"null" if changefreq is None else _cached(changefreq)},'
+        + (
+            '"hreflang":null,"alternate_of":null,'
+            if alt is None
+            else f'"hreflang":{_jstr(e.hreflang)},"alternate_of":{encode_basestring(alt)},'
+        )
+        + f'"sitemap":{_cached(e.sitemap)},"depth":{e.depth}'
     )
-    return (
-        f'{{"url":{_jstr(e.url)},"lastmod":{_jstr(e.lastmod)},"priority":{prio},'
-        f'"changefreq":{_jstr(e.changefreq)},"hreflang":{_jstr(e.hreflang)},'
-        f'"alternate_of":{_jstr(e.alternate_of)},"sitemap":{_jstr(e.sitemap)},"depth":{e.depth}'
-        f"{crawled}}}\n"
-    )
+    if e.source == "sitemap":
+        return line + "}\n"
+    return f'{line},"source":{_jstr(e.source)},"title":{_jstr(e.title)}}}\n'
 
 
 class _Writer:
