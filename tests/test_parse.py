@@ -4,9 +4,6 @@ No network and no I/O: every case is a byte string. Every document case goes thr
 which parses it whole (`parse_document`) and again fed in 1-, 7- and 64-byte chunks (draining with
 `take()` after every chunk) and requires identical results — the walker feeds network chunks of any
 size, so a result that depends on where the chunks fall is a bug.
-
-Tests marked `xfail(strict=True)` document parser bugs found while writing this file; each reason
-names the bug. They start passing (and then fail as XPASS) once `_parse.py` is fixed.
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ import resource
 import string
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -359,22 +355,10 @@ def test_not_a_sitemap(data: bytes, why: str) -> None:
 
 # --------------------------------------------------------------------------- XML tolerance (§4)
 
-CDATA_REASON = (
-    "BUG _escape: a CDATA section split across chunks gets its '&' escaped: the no-'&' shortcut "
-    "passes a chunk ending in '<![CDATA[...' (or in a cut '<![CDA') on unheld, and the '&'-tail "
-    "carry can cut a closed section in two; fed in 1-byte chunks "
-    "'<![CDATA[https://x.com/a?b=1&c=2]]>' yields 'https://x.com/a?b=1&amp;c=2'"
-)
-
 TOLERANCE = [
+    # In 1-byte chunks the section arrives cut anywhere, '<![CDA' included: its '&' stays literal.
     pytest.param(
-        "<![CDATA[https://x.com/a?b=1&c=2]]>",
-        "https://x.com/a?b=1&c=2",
-        id="cdata-with-amp",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=CDATA_REASON,
-        ),
+        "<![CDATA[https://x.com/a?b=1&c=2]]>", "https://x.com/a?b=1&c=2", id="cdata-with-amp"
     ),
     pytest.param("<![CDATA[  https://x.com/a  ]]>", "https://x.com/a", id="cdata-whitespace"),
     pytest.param("https://x.com/q?a=1&amp;b=2", "https://x.com/q?a=1&b=2", id="amp-escaped"),
@@ -788,39 +772,6 @@ DAMAGED = [
 ]
 
 
-CARRY_REASON = (
-    "BUG _salvage: the carry between chunks starts at the last '<' of the unmatched tail, so a "
-    "<loc> split by a chunk boundary ('<loc>https://x.com/p7</lo' + 'c>') loses its opening "
-    "tag and that URL is lost; which URLs survive depends on the chunk sizes"
-)
-PRUNE_REASON = (
-    "BUG _drain_events: after '<loc>b</url>' libxml2's recovery nests the next <url> inside the "
-    "unfinished one, and pruning 'del parent[:index(last) + 1]' then deletes the unfinished "
-    "item's own <loc>: b is lost or not depending on where the chunks fall"
-)
-STALL_REASON = (
-    "BUG _feed_xml/close: the regex salvage only scans chunks fed after the first error is "
-    "reported, but libxml2 reports some errors long after the bytes that caused them (or only "
-    "in close(), when it waited for a terminator), so the <loc>s in between are never scanned"
-)
-CUT_REASON = (
-    "BUG _drop_recovered_at_close: every item libxml2 emits during close() is taken as cut by "
-    "the end of the body, but recovery also emits items there for damage in complete "
-    "documents: a complete document is reported 'entry cut off' / 'document ended inside an "
-    "entry' and the item is dropped"
-)
-
-
-def xfail_params(params: list[Any], reasons: dict[str, str]) -> list[Any]:
-    """`params` with a strict xfail on those whose id is in `reasons`."""
-    return [
-        pytest.param(*p.values, id=p.id, marks=pytest.mark.xfail(strict=True, reason=reasons[p.id]))
-        if p.id in reasons
-        else p
-        for p in params
-    ]
-
-
 @pytest.mark.parametrize("body", DAMAGED)
 def test_salvage_keeps_entries_before_and_after_damage(body: str) -> None:
     r = parse_whole(urlset(body))
@@ -831,35 +782,23 @@ def test_salvage_keeps_entries_before_and_after_damage(body: str) -> None:
     assert r.errors  # the damage is recorded
 
 
-@pytest.mark.parametrize(
-    "body",
-    xfail_params(
-        DAMAGED,
-        {
-            "lt-inside-loc": CARRY_REASON,
-            "missing-close-loc": PRUNE_REASON,
-            "double-lt": f"{CARRY_REASON}; {STALL_REASON}; {PRUNE_REASON}",
-            "premature-root-close": CARRY_REASON,
-            "doctype-mid-document": CARRY_REASON,
-        },
-    ),
-)
+@pytest.mark.parametrize("body", DAMAGED)
 def test_salvage_is_the_same_in_small_chunks(body: str) -> None:
+    """A <loc> split by a chunk boundary is still salvaged, and a <url> that recovery nests inside
+    an unfinished one does not take that one's <loc> with it when the tree is pruned."""
     r = parse_all(urlset(body))
     assert r.urls[0] == "https://x.com/a" and "https://x.com/c" in r.urls
 
 
-@pytest.mark.parametrize(
-    "body", xfail_params(DAMAGED, {"lt-inside-loc": CUT_REASON, "double-lt": CUT_REASON})
-)
+@pytest.mark.parametrize("body", DAMAGED)
 def test_complete_damaged_document_is_not_reported_cut(body: str) -> None:
+    """Recovery also ends items in close(); only a body that ends inside one was cut."""
     data = urlset(body)
     for r in (parse_whole(data), *(parse_chunked(data, n) for n in CHUNK_SIZES)):
         assert not any("cut" in m.reason for m in r.malformed)
         assert not any("ended inside" in e for e in r.errors)
 
 
-@pytest.mark.xfail(strict=True, reason=CARRY_REASON)
 @pytest.mark.parametrize(
     "damage", ["</urlset>", "<!DOCTYPE x>"], ids=["premature-root-close", "doctype"]
 )
@@ -869,11 +808,6 @@ def test_salvage_is_chunk_invariant(damage: str) -> None:
     assert r.urls == ["https://x.com/a", *(f"https://x.com/p{i}" for i in range(40))]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG _SALVAGE_RE matches any prefixed loc, so after XML damage the regex salvage "
-    "turns <image:loc> values into page entries",
-)
 def test_salvage_ignores_image_loc() -> None:
     body = (
         url_el(
@@ -991,8 +925,8 @@ def test_unterminated_comment_keeps_entries_before() -> None:
     assert r.errors
 
 
-@pytest.mark.xfail(strict=True, reason=STALL_REASON)
 def test_salvage_when_the_error_surfaces_only_at_close() -> None:
+    """libxml2 waits for the end of the attribute value and only reports the damage in close()."""
     body = (
         url_el("https://x.com/a")
         + '<url bad="><loc>https://x.com/b</loc></url>'
@@ -1011,12 +945,6 @@ PAD_COMMENTS = "".join(
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG _strip_prolog: past the 1 KiB sniffing window, a chunk ending in '<', '<!-', "
-    "'<!DOCT' or '<sm:' is taken as a finished root tag, so the document is 'not-a-sitemap' "
-    "(or '<sm>'); and the DOCTYPE note is appended once per retry",
-)
 @pytest.mark.parametrize(
     "data",
     [
@@ -1042,18 +970,13 @@ PAD_COMMENTS = "".join(
     ],
 )
 def test_long_prolog_is_chunk_invariant(data: bytes) -> None:
+    """Past the 1 KiB sniffing window a chunk may end in '<', '<!-', '<!DOCT' or '<sm:'."""
     r = parse_all(data)
     assert r.kind == "urlset"
     assert r.urls == ["https://x.com/a"]
     assert sum("DOCTYPE" in n for n in r.notes) <= 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG feed(): once 1 KiB is buffered, every feed re-runs _start over the whole "
-    "buffered prolog (and `bytes +=` copies it), so a long DOCTYPE trickled in small chunks "
-    "is quadratic: 256 KiB in 64-byte chunks takes ~9 s, 1 MiB several minutes",
-)
 def test_long_prolog_trickled_in_small_chunks_is_linear() -> None:
     data = (
         b'<?xml version="1.0"?><!DOCTYPE urlset [' + b"<!-- pad -->" * 40_000 + b"]>"
@@ -1104,8 +1027,8 @@ def quadratic_blowup(entity_size: int, refs: int) -> bytes:
     )
 
 
-# Kept under the 1 KiB sniffing window so that the small-chunk runs do not hit the prolog bugs
-# (test_long_prolog_*); the large variant is test_quadratic_blowup_large_entity.
+# Small, since parse_all also feeds it byte by byte; the large variant is
+# test_quadratic_blowup_large_entity.
 QUADRATIC_BLOWUP = quadratic_blowup(900, 10_000)  # 9 MB if expanded
 
 XXE_FILE = (
@@ -1346,10 +1269,6 @@ def render(entries: list[tuple[str, str, str | None, float | None]], prefix: str
     ).encode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=CDATA_REASON,
-)
 @PROPERTY
 @given(
     entries=st.lists(url_entries(), max_size=40),

@@ -14,13 +14,17 @@ Design notes:
 - Recovery: libxml2's recover mode salvages most damage but stops at some fatal errors. From the
   first error on, a tolerant regex scanner also reads `<loc>` values from the raw bytes; at close,
   any it found that the XML parser did not yield are added, so entries after the damage survive.
+  libxml2 reports some damage late (an unclosed attribute value only in close()), so the scan
+  starts at the bytes fed since it last reported an item, not at the chunk with the error.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections import deque
 from email.utils import parsedate_to_datetime
+from operator import attrgetter
 from typing import Any
 
 from lxml import etree
@@ -49,9 +53,9 @@ _ITEM_TAG: dict[str, str] = {
     "rss": "{*}item",
     "atom": "{*}entry",
 }
-_ROOT_RE = re.compile(rb"<\s*(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)")
+_ROOT_RE = re.compile(rb"<\s*(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)")
 _DOCTYPE_RE = re.compile(rb"<!DOCTYPE[^\[>]*(\[.*?\]\s*)?>", re.S | re.I)
-_SALVAGE_RE = re.compile(rb"<(?:[\w.-]+:)?loc\s*>(.*?)</(?:[\w.-]+:)?loc\s*>", re.S)
+_PREMATURE_END = re.compile(r"Premature end of data in tag (\S+)")
 _CDATA_RE = re.compile(r"^<!\[CDATA\[(.*)\]\]>$", re.S)
 _ENTITY_RE = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 # Real sitemaps carry bare `&` in URLs (`?a=1&b=2`) and HTML entities (`&eacute;`); libxml2's
@@ -68,6 +72,15 @@ def _escape_amp(m: re.Match[bytes]) -> bytes:
 
 
 _AMP_TAIL = 12  # longest reference kept whole (`&#x10FFFF;`), plus room
+_CDATA_OPEN = b"<![CDATA["
+_MAX_CDATA_HOLD = 1 << 16  # an unfinished CDATA section longer than this is passed on unheld
+_MAX_SALVAGE_CARRY = 1 << 16
+# Bytes kept before the chunk in which libxml2 last reported an item, for its lookahead.
+_SALVAGE_LAG = 4096
+# A parser that reports nothing for this long may be stalled on damage it will only report at
+# close(); older bytes are then regex-scanned ahead of time instead of being kept.
+_MAX_SALVAGE_WINDOW = 1 << 20
+_URL_OF = attrgetter("url")
 _LEFTOVER_ENTITY = re.compile(r"&[A-Za-z_][\w.-]*;")
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
@@ -137,6 +150,22 @@ def parse_priority(raw: str) -> float | None:
     return None
 
 
+def _salvage_patterns(prefix: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """(`<loc>…</loc>`, `<loc>`) for a document whose root carries `prefix`.
+
+    Only the sitemap's own `loc` counts: `<image:loc>` and friends name other resources.
+    """
+    p = b"(?:" + re.escape(prefix) + b":)?" if prefix else b""
+    return (
+        re.compile(b"<" + p + rb"loc\s*>(.*?)</" + p + rb"loc\s*>", re.S),
+        re.compile(b"<" + p + rb"loc\s*>"),
+    )
+
+
+def _is_doctype_start(head: bytes) -> bool:
+    return b"<!DOCTYPE".startswith(head.upper())
+
+
 def _unescape(text: str) -> str:
     def sub(m: re.Match[str]) -> str:
         name = m.group(1)
@@ -167,14 +196,25 @@ class SitemapParser:
         self.malformed: list[Malformed] = []
         self.notes: list[str] = []
         self.errors: list[str] = []
-        self._prefix = b""
+        self._prefix = bytearray()
+        self._sniff_at = _SNIFF_BYTES
         self._xml: Any = None
+        self._root = ""
+        self._item_tag = ""
+        self._loc_re, self._open_loc_re = _salvage_patterns(b"")
         self._text_carry = b""
         self._amp_carry = b""
+        self._in_cdata = False
         self._errors_seen = 0
         self._salvaging = False
         self._salvage_carry = b""
         self._salvaged: list[str] = []
+        # Before any error: recent chunks as fed to libxml2, each with the URLs the XML parser
+        # yielded while it was fed, so that damage reported late can still be salvaged from the
+        # raw bytes. URL strings, not entries: kept entries would outlive gen-0 GC and cost.
+        self._window: deque[tuple[bytes, list[str] | None]] = deque()
+        self._window_bytes = 0
+        self._spilled: list[list[str]] | None = None
         self._yielded_since_error: set[str] = set()
         self._bad_priority = 0
         self._bad_changefreq = 0
@@ -187,12 +227,17 @@ class SitemapParser:
             return
         if self.kind is None:
             self._prefix += data
-            if len(self._prefix.lstrip(_BOM + _WS)) < _SNIFF_BYTES:
+            if len(self._prefix) < self._sniff_at:
                 return
-            data, self._prefix = self._prefix, b""
-            if not self._start(data, final=False):
-                self._prefix = data
+            buffered = bytes(self._prefix)
+            if len(buffered.lstrip(_BOM + _WS)) >= _SNIFF_BYTES and self._start(
+                buffered, final=False
+            ):
+                self._prefix = bytearray()
                 return
+            # Each try reads the whole buffer, so a long prolog trickled in small chunks would be
+            # quadratic; trying again only once the buffer has doubled keeps it linear.
+            self._sniff_at = 2 * len(buffered)
             return
         self._route(data)
 
@@ -201,7 +246,7 @@ class SitemapParser:
         if self._closed:
             return
         if self.kind is None:
-            data, self._prefix = self._prefix, b""
+            data, self._prefix = bytes(self._prefix), bytearray()
             self._start(data, final=True)
         if self.kind == "text":
             self._text_lines(self._text_carry, final=True)
@@ -213,9 +258,12 @@ class SitemapParser:
                 self._xml.close()
             except etree.XMLSyntaxError as exc:
                 self._record_error(str(exc))
-            self._drop_recovered_at_close()
-            self._check_errors()
+            cut = self._cut_at_close()
+            if self._check_errors() and not self._salvaging:
+                self._start_salvage()
+            self._drain_close_events(cut)
             self._finish_salvage()
+        self._window.clear()
         self._summarize_notes()
         self._closed = True
 
@@ -245,16 +293,19 @@ class SitemapParser:
         cut = self._strip_prolog(body, final=final)
         if cut is None:
             return False
-        body, root = cut
+        body, prefix, root = cut
         kind = _ROOTS.get(root.lower()) if root else None
         if kind is None:
             what = f"root element <{root}>" if root else "no root element"
             self._not_a_sitemap("HTML page" if root.lower() == "html" else what)
             return True
         self.kind = kind
+        self._root = root
+        self._item_tag = _ITEM_TAG[kind]
+        self._loc_re, self._open_loc_re = _salvage_patterns(prefix)
         self._xml = etree.XMLPullParser(
             events=("end",),
-            tag=_ITEM_TAG[kind],
+            tag=self._item_tag,
             recover=True,
             resolve_entities=False,
             no_network=True,
@@ -266,35 +317,53 @@ class SitemapParser:
         self._feed_xml(body)
         return True
 
-    def _strip_prolog(self, body: bytes, *, final: bool) -> tuple[bytes, str] | None:
-        """Remove a DOCTYPE and find the root element's name (None: need more bytes)."""
+    def _strip_prolog(self, body: bytes, *, final: bool) -> tuple[bytes, bytes, str] | None:
+        """Remove a DOCTYPE and find the root element's prefix and name (None: need more bytes).
+
+        While more bytes may come, a construct cut by the end of the buffer (`<`, `<!-`,
+        `<!DOCT`, `<sm:`) is waited for, never judged on its first bytes.
+        """
         more = not final and len(body) < _MAX_PROLOG
         pos = 0
+        doctype = False
         while True:
             lt = body.find(b"<", pos)
             if lt < 0:
-                return None if more else (body, "")
+                return None if more else self._prolog_done(body, b"", "", doctype)
+            head = body[lt : lt + 9]
+            if more and len(head) < 9 and (b"<!--".startswith(head) or _is_doctype_start(head)):
+                return None
             if body.startswith(b"<?", lt) or body.startswith(b"<!--", lt):
                 close = b"?>" if body[lt + 1 : lt + 2] == b"?" else b"-->"
                 end = body.find(close, lt)
                 if end < 0:
-                    return None if more else (body, "")
+                    return None if more else self._prolog_done(body, b"", "", doctype)
                 pos = end + len(close)
                 continue
-            if body[lt : lt + 9].upper() == b"<!DOCTYPE":
+            if head.upper() == b"<!DOCTYPE":
                 dt = _DOCTYPE_RE.match(body, lt)
                 if dt is None:
-                    return None if more else (body, "!DOCTYPE")
-                self.notes.append("DOCTYPE declaration ignored (sitemaps never need one)")
+                    return None if more else self._prolog_done(body, b"", "!DOCTYPE", doctype)
+                doctype = True
                 body = body[:lt] + body[dt.end() :]
                 pos = lt
                 continue
             m = _ROOT_RE.match(body, lt)
             if m is None:
-                return body, ""
-            if m.end() == len(body) and not final:
+                if more and not body[lt + 1 :].strip(_WS):
+                    return None
+                return self._prolog_done(body, b"", "", doctype)
+            if more and (m.end() == len(body) or body[m.end() :] == b":"):
                 return None
-            return body, m.group(1).decode("ascii", "replace")
+            root = m.group(2).decode("ascii", "replace")
+            return self._prolog_done(body, m.group(1) or b"", root, doctype)
+
+    def _prolog_done(
+        self, body: bytes, prefix: bytes, root: str, doctype: bool
+    ) -> tuple[bytes, bytes, str]:
+        if doctype:
+            self.notes.append("DOCTYPE declaration ignored (sitemaps never need one)")
+        return body, prefix, root
 
     def _start_text(self, body: bytes) -> bool:
         first = body.split(b"\n", 1)[0].strip().lower()
@@ -318,59 +387,114 @@ class SitemapParser:
             self._feed_xml(data.translate(None, _CONTROL))
 
     def _escape(self, data: bytes, *, final: bool = False) -> bytes:
-        data = self._amp_carry + data
-        self._amp_carry = b""
-        if b"&" not in data:
-            return data
+        """Escape bare `&` outside CDATA, giving the same bytes however the input is chunked.
+
+        Every chunk handed to `_BARE_AMP` starts outside any CDATA section; what could change
+        meaning with the next chunk (a reference, a CDATA section or its `<![CDA` opening) is
+        held back in `_amp_carry` until it is complete.
+        """
+        if self._amp_carry:
+            data = self._amp_carry + data
+            self._amp_carry = b""
+        head = b""
+        if self._in_cdata:
+            end = data.find(b"]]>")
+            if end < 0:
+                if final:
+                    return data
+                # A `]]` here may be closed by the next chunk's `>`.
+                return self._hold(data, len(data) - min(2, len(data) - len(data.rstrip(b"]"))))
+            self._in_cdata = False
+            head, data = data[: end + 3], data[end + 3 :]
+        n = len(data)
+        cut = raw = n
         if not final:
-            # A reference or CDATA section split across chunks is judged once its end arrived.
-            cut = data.rfind(b"&", max(0, len(data) - _AMP_TAIL))
-            if cut >= 0 and b";" in data[cut:]:
-                cut = -1
-            cdata = data.rfind(b"<![CDATA[")
-            if cdata >= 0 and data.find(b"]]>", cdata) < 0 and len(data) - cdata < 1 << 16:
-                cut = cdata if cut < 0 else min(cut, cdata)
-            if cut >= 0:
-                data, self._amp_carry = data[:cut], data[cut:]
-        return _BARE_AMP.sub(_escape_amp, data)
+            outside = 0  # from here on, no section started earlier is still open
+            # One-byte `in` is a memchr; a search for `<![CDATA[` is far slower on markup.
+            start = data.find(_CDATA_OPEN) if b"[" in data else -1
+            if start >= 0:
+                close = data.rfind(b"]]>")
+                if close > start:
+                    outside = close + 3
+                    start = data.find(_CDATA_OPEN, outside)
+            if start >= 0:
+                cut = raw = start
+                if n - start > _MAX_CDATA_HOLD:
+                    # Too long to hold back: pass its text on and resume inside it next time,
+                    # keeping a `]]` that the next chunk's `>` may complete.
+                    self._in_cdata = True
+                    raw = n - min(2, n - len(data.rstrip(b"]")))
+            else:
+                lt = data.rfind(b"<", max(outside, n - len(_CDATA_OPEN) + 1))
+                if lt >= 0 and _CDATA_OPEN.startswith(data[lt:]):
+                    cut = raw = lt
+                amp = data.rfind(b"&", max(outside, n - _AMP_TAIL))
+                if 0 <= amp < cut and b";" not in data[amp:]:
+                    cut = raw = amp
+        if raw < n:
+            self._amp_carry = data[raw:]
+        out = data[:cut] if cut < n else data
+        if b"&" in out:
+            out = _BARE_AMP.sub(_escape_amp, out)
+        if cut < raw:
+            out += data[cut:raw]
+        return head + out if head else out
+
+    def _hold(self, data: bytes, keep_from: int) -> bytes:
+        self._amp_carry = data[keep_from:]
+        return data[:keep_from]
 
     def _feed_xml(self, data: bytes, *, final: bool = False) -> None:
         data = self._escape(data, final=final)
-        was_salvaging = self._salvaging
-        before = len(self.entries), len(self.sitemaps)
+        entries, sitemaps = self.entries, self.sitemaps
+        before = len(entries), len(sitemaps)
         try:
             self._xml.feed(data)
         except etree.XMLSyntaxError as exc:
             self._record_error(str(exc))
-        self._drain_events()
-        self._check_errors()
-        if not self._salvaging:
+        progressed = self._drain_events()
+        if self._salvaging:
+            self._check_errors()
+            self._salvage(data)
             return
-        if not was_salvaging:
-            # The regex rescans this whole chunk, so what the XML parser already gave from it
-            # must not come back twice.
-            self._yielded_since_error.update(e.url for e in self.entries[before[0] :])
-            self._yielded_since_error.update(self.sitemaps[before[1] :])
-        self._salvage(data)
+        yielded = None
+        if progressed:
+            yielded = list(map(_URL_OF, entries[before[0] :])) + sitemaps[before[1] :]
+        if self._check_errors():
+            # Not trimmed first: the items just reported may follow the skipped bytes (libxml2
+            # resumes after an attribute value that ran over them).
+            self._window.append((data, yielded))
+            self._start_salvage()
+        else:
+            self._remember(data, yielded)
 
-    def _drop_recovered_at_close(self) -> None:
-        """An item that only ends because close() ran was cut mid-way: its text is partial."""
-        for _event, el in self._xml.read_events():
-            loc = el.findtext("{*}loc") or el.findtext("{*}link") or el.get("href") or ""
-            self.malformed.append(Malformed(loc.strip()[:2000], "entry cut off", self.url))
-            self.errors.append("document ended inside an entry")
-
-    def _drain_events(self) -> None:
+    def _drain_events(self) -> bool:
         last = None
         handle = self._handler()
         for _event, el in self._xml.read_events():
             handle(el)
             last = el
-        if last is not None:
-            # Keep the tree flat: completed items are dropped once handled (streaming, §5).
-            parent = last.getparent()
-            if parent is not None:
-                del parent[: parent.index(last) + 1]
+        if last is None:
+            return False
+        # Keep the tree flat: completed items are dropped once handled (streaming, §5).
+        parent = last.getparent()
+        if parent is None:
+            return True
+        open_items = list(last.iterancestors(self._item_tag))
+        if not open_items:
+            del parent[: parent.index(last) + 1]
+            return True
+        # Recovery nested `last` inside an item still open (`<loc>b</url>` leaves it so): that
+        # item's own children are read when it ends, so only the items handled go.
+        for child in list(parent.iterchildren(self._item_tag)):
+            parent.remove(child)
+            if child is last:
+                break
+        outer = open_items[-1]
+        container = outer.getparent()
+        if container is not None:
+            del container[: container.index(outer)]
+        return True
 
     def _handler(self) -> Any:
         if self.kind == "urlset":
@@ -381,42 +505,142 @@ class SitemapParser:
             return self._on_item
         return self._on_entry
 
+    # -- the end of the document ----------------------------------------------------------------
+
+    def _cut_at_close(self) -> bool:
+        """Did the body end inside an item, rather than recovery giving up on damage before?
+
+        libxml2 names the innermost element still open when the bytes ran out; an item left open
+        because parsing stopped at damage earlier comes with no such message.
+        """
+        for err in list(self._xml.feed_error_log)[self._errors_seen :]:
+            m = _PREMATURE_END.match(err.message)
+            if m is not None and m.group(1) != self._root:
+                return True
+        return False
+
+    def _drain_close_events(self, cut: bool) -> None:
+        """Items that end only because close() ran: cut mid-way if the body ended inside them."""
+        items = [el for _event, el in self._xml.read_events()]
+        if not items:
+            return
+        open_at_end: set[Any] = set()
+        if cut:
+            # The elements open when the bytes ran out are the last-started one and its
+            # ancestors; an item recovery merely had not reported yet is not among them.
+            tip = items[-1].getroottree().getroot()
+            while len(tip):
+                tip = tip[-1]
+            open_at_end = {tip, *tip.iterancestors()}
+        handle = self._handler()
+        for el in items:
+            if el not in open_at_end:
+                handle(el)
+                continue
+            loc = el.findtext("{*}loc") or el.findtext("{*}link") or el.get("href") or ""
+            self.malformed.append(Malformed(loc.strip()[:2000], "entry cut off", self.url))
+            self.errors.append("document ended inside an entry")
+            # Its <loc> may be complete: the salvage must not bring the cut entry back.
+            url = self._resolved_quietly(loc)
+            if url is not None:
+                self._yielded_since_error.add(url)
+
+    def _resolved_quietly(self, raw: str) -> str | None:
+        """What `_resolve` makes of `raw`, recording nothing (it is not on the per-item path, so
+        `_resolve` keeps a lean signature)."""
+        value = raw.strip()
+        if _is_clean(value):
+            return value
+        url = resolve_url(value, self.url)
+        if url is None or self.kind == "sitemapindex":
+            return url
+        return normalize_url(url)
+
     # -- errors and salvage -------------------------------------------------------------------
 
-    def _check_errors(self) -> None:
+    def _check_errors(self) -> bool:
+        """Record errors libxml2 logged since the last call; True if there were any."""
         log_ = self._xml.feed_error_log
         if len(log_) <= self._errors_seen:
-            return
+            return False
         for err in list(log_)[self._errors_seen :]:
             self._record_error(f"line {err.line} col {err.column}: {err.message}")
         self._errors_seen = len(log_)
-        self._salvaging = True
+        return True
 
     def _record_error(self, message: str) -> None:
         if len(self.errors) < 20:
             self.errors.append(message)
         log.debug("XML error in %s: %s", self.url, message)
 
+    def _remember(self, data: bytes, yielded: list[str] | None) -> None:
+        """Keep the bytes libxml2 may not have parsed yet, in case it reports damage later."""
+        window = self._window
+        window.append((data, yielded))
+        self._window_bytes += len(data)
+        if yielded is not None:
+            # An item ended in this chunk: libxml2 has parsed what came before, give or take
+            # its lookahead. What a spill scanned earlier was parsed too.
+            keep = _SALVAGE_LAG + len(data)
+            while self._window_bytes - len(window[0][0]) >= keep:
+                self._window_bytes -= len(window.popleft()[0])
+            excess = self._window_bytes - keep
+            if excess > 0:  # a whole network chunk would stay alive for its last few KiB
+                old, old_yielded = window[0]
+                window[0] = (old[excess:], old_yielded)
+                self._window_bytes = keep
+            if self._spilled is not None:
+                self._spilled = None
+                self._salvaged = []
+                self._salvage_carry = b""
+        elif self._window_bytes > _MAX_SALVAGE_WINDOW:
+            spilled = self._spilled if self._spilled is not None else []
+            chunks = []
+            while self._window_bytes > _MAX_SALVAGE_WINDOW // 2:
+                old, old_yielded = window.popleft()
+                self._window_bytes -= len(old)
+                chunks.append(old)
+                if old_yielded is not None:
+                    spilled.append(old_yielded)
+            self._spilled = spilled
+            self._salvage(b"".join(chunks))
+
+    def _start_salvage(self) -> None:
+        """From the first error on, `<loc>`s are also read from the raw bytes, starting with
+        those libxml2 may have skipped before it reported the damage."""
+        self._salvaging = True
+        seen = self._yielded_since_error
+        yielded = [y for _data, y in self._window if y is not None] + (self._spilled or [])
+        for urls in yielded:
+            seen.update(urls)
+        self._salvage(b"".join(data for data, _y in self._window))
+        self._window.clear()
+        self._window_bytes = 0
+        self._spilled = None
+
     def _salvage(self, data: bytes) -> None:
-        buf = self._salvage_carry + data
+        buf = self._salvage_carry + data if self._salvage_carry else data
         end = 0
-        for m in _SALVAGE_RE.finditer(buf):
+        for m in self._loc_re.finditer(buf):
             end = m.end()
             if len(self._salvaged) < _MAX_SALVAGE:
                 self._salvaged.append(m.group(1).decode("utf-8", "replace"))
-        tail = buf[end:]
-        cut = tail.rfind(b"<")
-        self._salvage_carry = tail[cut:] if cut >= 0 and len(tail) - cut < 65536 else b""
+        # A <loc> left open here closes in a later chunk: carry from the first one (or from a
+        # last '<' that may be the start of one).
+        opened = self._open_loc_re.search(buf, end)
+        cut = opened.start() if opened is not None else buf.rfind(b"<", end)
+        self._salvage_carry = buf[cut:] if cut >= 0 and len(buf) - cut < _MAX_SALVAGE_CARRY else b""
 
     def _finish_salvage(self) -> None:
-        if not self._salvaged:
+        if not self._salvaging or not self._salvaged:  # a spill's scan is only kept on damage
             return
         recovered = 0
+        normalize = self.kind != "sitemapindex"
         for raw in self._salvaged:
             value = _unescape(raw)
             if "<" in value or _LEFTOVER_ENTITY.search(value):
                 continue
-            url = self._resolve(value)
+            url = self._resolve(value, normalize=normalize)
             if url is None or url in self._yielded_since_error:
                 continue
             self._yielded_since_error.add(url)
