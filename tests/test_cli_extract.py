@@ -173,3 +173,12 @@ def test_all_asks_before_a_walk_estimated_above_100k_urls() -> None:
     assert question is not None
     assert question.startswith("--all walks every sitemap: an estimated 531,000–26,550,000 URLs")
     assert question.endswith("proceed? (y/n)")
+
+
+def test_extract_on_a_site_without_sitemap_says_it_crawled(site: Site, tmp_path: Path) -> None:
+    site.add("/", '<html><title>Home</title><a href="/about/">About</a></html>',
+             Content_Type="text/html")  # fmt: skip
+    site.add("/about/", page("About"), Content_Type="text/html")
+    proc = run("extract", site.url + "/", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert f"Discovered 2 pages on {site.url} (link crawl" in proc.stdout

@@ -316,3 +316,19 @@ async def test_pages_disallowed_by_robots_are_not_fetched(site: Site, tmp_path: 
     assert result.disallowed == ["private"]
     assert site.hits["/private/"] == 0
     assert load(tmp_path, CRAWL_LOG)["runs"][0]["crawl"]["skipped"] == ["private"]
+
+
+async def test_a_site_without_sitemap_is_crawled_and_logged_as_bfs(
+    site: Site, tmp_path: Path
+) -> None:
+    links = "".join(f'<a href="/{p}/">{p}</a>' for p in ("about", "contact", "blog"))
+    site.add("/", html("Home", f"<p>Welcome</p>{links}"), Content_Type="text/html")
+    for name in ("about", "contact", "blog"):
+        site.add(f"/{name}/", html(name.title()), Content_Type="text/html")
+    plan, result = await extract(site.url + "/", tmp_path)
+    assert plan.report.source == "bfs"
+    assert sorted(result.successes) == ["about", "blog", "contact", "home"]
+    discovery = load(tmp_path, CRAWL_LOG)["runs"][0]["discovery"]
+    assert discovery["source"] == "bfs"
+    assert discovery["sourceUrl"] == site.url + "/"
+    validate(tmp_path)

@@ -71,6 +71,8 @@ def _budgets(
 def _source_label(plan: Plan) -> str:
     """`sitemap.xml`, or `sitemap_index.xml via robots.txt`: the document, then how it was found."""
     report = plan.report
+    if report.source == "bfs":
+        return "link crawl"
     roots = [d.url for d in report.documents if d.depth == 1 and d.kind is not None]
     if report.source == "robots.txt" and roots:
         return f"{_last_segment(roots[0])} via robots.txt"
