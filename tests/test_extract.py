@@ -332,3 +332,31 @@ async def test_a_site_without_sitemap_is_crawled_and_logged_as_bfs(
     assert discovery["source"] == "bfs"
     assert discovery["sourceUrl"] == site.url + "/"
     validate(tmp_path)
+
+
+async def test_render_extracts_what_javascript_builds(site: Site, tmp_path: Path) -> None:
+    """A page only its script fills: a plain fetch is EmptyPageError, --render reads it."""
+    from .test_crawl import need_browser
+
+    need_browser()
+    shell = (
+        "<html><head><title>App</title></head><body><div id=root></div><script>"
+        "document.getElementById('root').innerHTML = "
+        "'<h1>Built</h1><p>Rendered text for the reader.</p><a href=\"/\">home</a>';"
+        "</script></body></html>"
+    )
+    site.add("/", html("Home"), Content_Type="text/html")
+    site.add("/app/", shell, Content_Type="text/html; charset=utf-8")
+    site.add("/sitemap.xml", urlset([site.url + "/", site.url + "/app/"]))
+    _, plain = await extract(site.url + "/", tmp_path / "plain", all=True)
+    assert [(f.url, f.error_class) for f in plain.failures] == [
+        (site.url + "/app/", "EmptyPageError")
+    ]
+    _, rendered = await extract(site.url + "/", tmp_path / "rendered", all=True, render=True)
+    assert sorted(rendered.successes) == ["app", "home"]
+    page = json.loads((tmp_path / "rendered" / "pages" / "app.json").read_text())
+    assert page["rendered"] is True
+    assert page["headings"] == [{"level": 1, "text": "Built"}]
+    assert page["textLength"] > len("Rendered text")
+    assert site.hits["/app/"] == 2  # once per run: the browser did not fetch it again
+    validate(tmp_path / "rendered")
