@@ -360,3 +360,16 @@ async def test_render_extracts_what_javascript_builds(site: Site, tmp_path: Path
     assert page["textLength"] > len("Rendered text")
     assert site.hits["/app/"] == 2  # once per run: the browser did not fetch it again
     validate(tmp_path / "rendered")
+
+
+def test_project_refuses_a_file_or_a_damaged_log(tmp_path: Path) -> None:
+    from sitescout._project import Project
+
+    afile = tmp_path / "notadir"
+    afile.write_text("x")
+    with pytest.raises(ProjectError, match="not a directory"):
+        Project.open(afile, "https://x.com")
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / CRAWL_LOG).write_text("{torn")
+    with pytest.raises(ProjectError, match="cannot read"):
+        Project.open(tmp_path / "p", "https://x.com")

@@ -106,6 +106,8 @@ class Project:
     def open(cls, directory: Path, origin: str) -> Project:
         """Load `directory` (it may not exist yet); refuse one recorded for another origin."""
         project = cls(directory, origin)
+        if directory.exists() and not directory.is_dir():
+            raise ProjectError(f"{directory} exists and is not a directory")
         crawl_log = _read_json(directory / CRAWL_LOG)
         state = _read_json(directory / STATE)
         for name, data in ((CRAWL_LOG, crawl_log), (STATE, state)):
