@@ -373,3 +373,13 @@ def test_project_refuses_a_file_or_a_damaged_log(tmp_path: Path) -> None:
     (tmp_path / "p" / CRAWL_LOG).write_text("{torn")
     with pytest.raises(ProjectError, match="cannot read"):
         Project.open(tmp_path / "p", "https://x.com")
+
+
+async def test_trailing_slash_twins_are_one_candidate(site: Site, tmp_path: Path) -> None:
+    site.add("/", html("Home"), Content_Type="text/html")
+    site.add("/a", html("A"), Content_Type="text/html")
+    site.add("/a/", html("A"), Content_Type="text/html")
+    site.add("/sitemap.xml", urlset([site.url + "/", site.url + "/a", site.url + "/a/"]))
+    plan = await plan_extract(site.url + "/", ExtractOptions(out=tmp_path, all=True))
+    assert sorted(s.path for s in plan.selection.kept) == ["/", "/a"]
+    assert plan.discovered == 3

@@ -183,7 +183,6 @@ class _Gather:
         self.locale = locale
         self.urlset = UrlSet(url)
         self.candidates: list[Candidate] = []
-        self._seen: set[str] = set()
         self.discovered = 0
         self.locales: Counter[str | None] = Counter()
 
@@ -194,10 +193,10 @@ class _Gather:
             self.discovered += 1
             if entry.canonical:
                 self.urlset.set_canonical(entry.url, entry.canonical)
+            known = len(self.urlset)
             url = self.urlset.add(entry.url)
-            if url in self._seen:
-                continue
-            self._seen.add(url)
+            if len(self.urlset) == known:
+                continue  # a trailing-slash or www twin of a page already taken
             self.candidates.append(Candidate.from_entry(entry, url=url))
             self.locales[path_locale(url)] += 1
 
