@@ -60,7 +60,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 from _site import (
@@ -71,7 +70,7 @@ from _site import (
     iter_alternate_only_urls,
     iter_page_urls,
 )
-from walk import Launcher, Run, _child_argv, _child_naive
+from walk import Launcher, Run, _child_argv, _child_naive, _version
 
 BENCH_DIR = Path(__file__).resolve().parent
 WORK_DIR = BENCH_DIR / ".work"
@@ -804,13 +803,6 @@ def main() -> int:
         + f". Command: `{command}`"
     )
     return 0
-
-
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 if __name__ == "__main__":
