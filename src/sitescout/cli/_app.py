@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from typing import Annotated, Any
 
 import typer
@@ -193,3 +194,32 @@ def _main(
 
 def main() -> None:
     app()
+
+
+class WalkProgress:
+    """Documents, URLs and bytes on stderr while walking — only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and err.is_terminal
+        self._status: Any = None
+        self._last = 0.0
+
+    def __enter__(self) -> WalkProgress:
+        if self.enabled:
+            self._status = err.status("walking sitemaps…")
+            self._status.__enter__()
+        return self
+
+    def update(self, report: WalkReport) -> None:
+        now = time.monotonic()
+        if self._status is None or now - self._last < 0.1:
+            return
+        self._last = now
+        self._status.update(
+            f"{len(report.documents)} documents · {report.urls + report.alternates:,} URLs · "
+            f"{report.bytes / 1048576:,.1f} MiB"
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._status is not None:
+            self._status.__exit__(*exc)

@@ -43,6 +43,7 @@ from ._app import (
     Timeout,
     UserAgent,
     Verbose,
+    WalkProgress,
     app,
     err,
     exit_code,
@@ -51,7 +52,6 @@ from ._app import (
     report_summary,
     setup_logging,
 )
-from .urls import _Progress
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 BAR_WIDTH = 20
@@ -213,7 +213,7 @@ def groups_json(groups: list[PathGroup], walk: Walk, depth: int) -> dict[str, An
     }
 
 
-async def _collect(walk: Walk, depth: int, progress: _Progress) -> list[PathGroup]:
+async def _collect(walk: Walk, depth: int, progress: WalkProgress) -> list[PathGroup]:
     async def batches() -> AsyncIterator[list[Entry]]:
         async for batch in walk:
             progress.update(walk.report)
@@ -268,7 +268,7 @@ def groups(
     except (UsageError, ValueError) as exc:
         raise _usage_error(exc) from None
     found: list[PathGroup] = []
-    with _Progress(not quiet and not as_json) as progress:
+    with WalkProgress(not quiet and not as_json) as progress:
         try:
             found = asyncio.run(_collect(walk, depth, progress))
         except KeyboardInterrupt:

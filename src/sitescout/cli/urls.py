@@ -5,20 +5,19 @@ from __future__ import annotations
 import asyncio
 import csv
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, Annotated
 
 import typer
 
 from .._api import walk as start_walk
 from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT
-from .._models import Entry, WalkReport
+from .._models import Entry
 from .._table import COLUMNS, ParquetWriter
 from .._walk import Walk
 from ._app import (
@@ -38,6 +37,7 @@ from ._app import (
     Timeout,
     UserAgent,
     Verbose,
+    WalkProgress,
     app,
     check_render,
     err,
@@ -147,36 +147,7 @@ def _open_output(path: Path | None, fmt: Format) -> Iterator[IO[str]]:
         yield fh
 
 
-class _Progress:
-    """Documents, URLs and bytes on stderr while walking — only when stderr is a terminal."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and err.is_terminal
-        self._status: Any = None
-        self._last = 0.0
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            self._status = err.status("walking sitemaps…")
-            self._status.__enter__()
-        return self
-
-    def update(self, report: WalkReport) -> None:
-        now = time.monotonic()
-        if self._status is None or now - self._last < 0.1:
-            return
-        self._last = now
-        self._status.update(
-            f"{len(report.documents)} documents · {report.urls + report.alternates:,} URLs · "
-            f"{report.bytes / 1048576:,.1f} MiB"
-        )
-
-    def __exit__(self, *exc: object) -> None:
-        if self._status is not None:
-            self._status.__exit__(*exc)
-
-
-async def _stream(walk: Walk, writer: _Writer, progress: _Progress) -> None:
+async def _stream(walk: Walk, writer: _Writer, progress: WalkProgress) -> None:
     async for batch in walk:
         writer.write(batch)
         progress.update(walk.report)
@@ -237,7 +208,7 @@ def urls(
     except (UsageError, ValueError) as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
-    with _open_output(output, format) as out, _Progress(not quiet) as progress:
+    with _open_output(output, format) as out, WalkProgress(not quiet) as progress:
         try:
             asyncio.run(_stream(walk, _Writer(out, format, parquet), progress))
         except KeyboardInterrupt:
