@@ -25,6 +25,7 @@ from sitescout._render import (
 
 from .server import Site
 from .test_crawl import HTML, need_browser
+from .test_guard_special import resolver, twin_sites
 
 
 @pytest.fixture
@@ -215,3 +216,35 @@ async def test_page_on_a_forbidden_address_is_not_rendered(site: Site) -> None:
     async with Renderer(guard=guard, timeout=10.0) as renderer:
         with pytest.raises(BlockedAddressError):
             await renderer.render(site.url + "/", b"<html><body>x</body></html>")
+
+
+async def test_sub_requests_connect_only_to_the_address_the_guard_checked() -> None:
+    """A page's fetch() of a name that rebinds reaches the checked server, never the second."""
+    need_browser()
+    checked, rebound = twin_sites()
+    try:
+        base = f"http://rebind.test:{checked.port}"
+        for s, text in ((checked, "checked"), (rebound, "rebound")):
+            # A new connection per request: every request would re-resolve the name.
+            s.add("/data", text, Content_Type="text/plain", Connection="close")
+        script = f"""
+          Promise.all([1, 2, 3].map(function () {{
+            return fetch('{base}/data').then(function (r) {{ return r.text(); }});
+          }})).then(function (texts) {{
+            texts.forEach(function (t) {{
+              document.body.insertAdjacentHTML('beforeend', '<a href="/' + t + '">x</a>');
+            }});
+          }});
+        """
+        body = f"<html><body><script>{script}</script></body></html>".encode()
+        resolve, calls = resolver({"rebind.test": [["127.0.0.2"], ["127.0.0.3"]]})
+        guard = AddressGuard(f"{base}/", resolve)
+        async with Renderer(guard=guard, timeout=10.0, settle=2.0) as renderer:
+            html = await renderer.render(f"{base}/", body, content_type=HTML)
+    finally:
+        checked.stop()
+        rebound.stop()
+    assert links_of(html, f"{base}/") == [f"{base}/checked"]
+    assert checked.hits["/data"] == 3
+    assert rebound.total_hits() == 0
+    assert calls == ["rebind.test"]  # one checked answer serves every connection

@@ -2,27 +2,34 @@
 
 One `Fetcher` per run wraps one `httpx.AsyncClient`. It streams each document into a sink as bytes
 arrive, decoding `Content-Encoding` and gzip-by-magic-bytes itself so that the decoded-size cap
-(default 50 MiB) also stops gzip bombs, follows redirects by hand so every hop passes the SSRF
-guard, retries connection errors, 429 and 5xx with backoff, jitter and `Retry-After`, bounds every
-document by a total time, and limits documents in flight per host.
+(default 50 MiB) also stops gzip bombs, and a compressed body cut before its end marker is an
+error. It follows redirects by hand, retries connection errors, 429 and 5xx with backoff, jitter
+and `Retry-After` inside one time limit per document, and limits documents in flight per host.
+
+With an `AddressGuard`, every connection the client opens goes through `_GuardedBackend`: the host
+is resolved by the guard, every address of the answer is checked, and the socket connects to one
+of those checked addresses, never to a second lookup's answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import ipaddress
 import logging
+import math
 import random
 import socket
 import time
 import zlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 
 from . import __about__
@@ -33,6 +40,7 @@ from ._errors import (
     NetworkError,
     TimeoutError,
     TooManyRedirects,
+    UsageError,
 )
 
 log = logging.getLogger(__name__)
@@ -59,6 +67,38 @@ class FetchConfig:
     retry_after_cap: float = 30.0
     max_document_bytes: int = 50 * MiB  # decoded; beyond it a document is cut (§3)
     per_host: int = 8
+
+    def __post_init__(self) -> None:
+        for name in ("connect_timeout", "timeout"):
+            _check_number(name, getattr(self, name), low=0.0, low_allowed=False)
+        for name in ("backoff", "retry_after_cap"):
+            _check_number(name, getattr(self, name), low=0.0, low_allowed=True)
+        for name, least in (
+            ("retries", 0),
+            ("max_redirects", 0),
+            ("max_document_bytes", 1),
+            ("per_host", 1),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise UsageError(
+                    f"{name} must be a whole number of at least {least}, got {value!r}"
+                )
+        agent = self.user_agent
+        if not isinstance(agent, str) or not agent.strip() or "\r" in agent or "\n" in agent:
+            raise UsageError(f"user_agent must be one non-empty line, got {agent!r}")
+
+
+def _check_number(name: str, value: object, *, low: float, low_allowed: bool) -> None:
+    ok = (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value >= low if low_allowed else value > low)
+    )
+    if not ok:
+        bound = "zero or more" if low_allowed else "more than zero"
+        raise UsageError(f"{name} must be a finite number of seconds, {bound}; got {value!r}")
 
 
 class Sink(Protocol):
@@ -96,23 +136,85 @@ class Response:
 # -- SSRF guard --------------------------------------------------------------------------------
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
-_METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
+_Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+DNS_TTL = 300.0  # how long one checked DNS answer serves new connections to its host
+
+
+def _networks(*cidrs: str) -> tuple[_Network, ...]:
+    return tuple(ipaddress.ip_network(c) for c in cidrs)
+
+
+_LOOPBACK = _networks("127.0.0.0/8", "::1/128")
+_PRIVATE = _networks("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+_LINK_LOCAL = _networks("169.254.0.0/16", "fe80::/10")
+# The IANA special-purpose registries (plus multicast and the reserved ranges): no site lives
+# there, and several of them reach something on the walker's own network.
+_SPECIAL = _networks(
+    "0.0.0.0/8",
+    "192.0.0.0/24",
+    "192.0.2.0/24",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "224.0.0.0/4",
+    "240.0.0.0/4",  # with 255.255.255.255
+    "::/96",  # unspecified and the deprecated IPv4-compatible form
+    "100::/64",
+    "2001::/23",  # Teredo and the IETF protocol assignments
+    "2001:db8::/32",
+    "3fff::/20",
+    "64:ff9b:1::/48",
+    "fec0::/10",
+    "ff00::/8",
+)
+_GLOBAL_V6 = ipaddress.ip_network("2000::/3")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
+_METADATA = frozenset(
+    ipaddress.ip_address(a)
+    for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "192.0.0.192", "100.100.100.200")
+)
+
+
+def _within(addr: _Address, networks: tuple[_Network, ...]) -> bool:
+    return any(addr.version == net.version and addr in net for net in networks)
+
+
+def _parse(ip: str) -> _Address:
+    addr = ipaddress.ip_address(ip.split("%", 1)[0])  # an IPv6 zone does not change the class
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped  # a dual-stack socket connects to the IPv4 address itself
+    return addr
 
 
 def address_class(ip: str) -> str:
-    """The network class an address belongs to: public, loopback, private, link-local, other."""
-    addr = ipaddress.ip_address(ip)
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
-    if addr in _METADATA or addr.is_link_local:
-        return "link-local"
-    if addr.is_loopback:
+    """The network class an address belongs to: public, loopback, private, link-local, other.
+
+    "other" is never allowed: special-purpose ranges, and IPv6 forms that a gateway translates
+    to an IPv4 address that is not public (NAT64, 6to4).
+    """
+    addr = _parse(ip)
+    if isinstance(addr, ipaddress.IPv6Address):
+        relayed: ipaddress.IPv4Address | None = None
+        if addr in _NAT64:
+            relayed = ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+        elif addr in _SIX_TO_FOUR:
+            relayed = addr.sixtofour
+        if relayed is not None:
+            return "public" if address_class(str(relayed)) == "public" else "other"
+    if _within(addr, _LOOPBACK):
         return "loopback"
-    if addr.is_private and not addr.is_global:
-        return "private" if not (addr.is_reserved or addr.is_unspecified) else "other"
-    if addr.is_multicast or addr.is_reserved or addr.is_unspecified:
+    if _within(addr, _SPECIAL):
         return "other"
-    return "public" if addr.is_global else "other"
+    if _within(addr, _PRIVATE):
+        return "private"
+    if _within(addr, _LINK_LOCAL):
+        return "link-local"
+    if isinstance(addr, ipaddress.IPv6Address) and addr not in _GLOBAL_V6:
+        return "other"  # not yet allocated by IANA
+    return "public"
 
 
 def address_allowed(ip: str, root_class: str) -> bool:
@@ -120,12 +222,10 @@ def address_allowed(ip: str, root_class: str) -> bool:
 
     Metadata and other special addresses are never allowed, whatever the root.
     """
-    cls = address_class(ip)
-    if cls == "other":
+    if _parse(ip) in _METADATA:
         return False
-    if root_class == "public":
-        return cls == "public"
-    return cls == root_class
+    cls = address_class(ip)
+    return cls != "other" and cls == root_class
 
 
 async def _system_resolver(host: str, port: int) -> list[str]:
@@ -133,57 +233,229 @@ async def _system_resolver(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
-class AddressGuard:
-    """Decides per URL whether the walk may connect to it (the root decides the class).
+def _host_port(url: str) -> tuple[str, int]:
+    """The host and port a URL connects to; ValueError for a port out of range."""
+    parts = urlsplit(url)
+    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
 
-    The check resolves the host before httpx does; a DNS answer that changes between the two
-    (rebinding) is not caught here — that needs a pinned-address transport, left for later.
+
+class AddressRefused(Exception):
+    """A host resolves to an address the guard does not allow."""
+
+    def __init__(self, host: str, refused: list[str]) -> None:
+        super().__init__(f"{host} resolves to {', '.join(refused) or 'no address'}")
+        self.host = host
+
+
+class AddressGuard:
+    """Decides which addresses the walk may connect to (the root decides the class).
+
+    `addresses` resolves a host once, checks every address of the answer, and returns them: the
+    `Fetcher` connects only to those (its network backend asks here for each new connection), so
+    a DNS answer that changes between the check and the connect (rebinding) cannot redirect it.
+    One answer serves for `ttl` seconds. A name that does not resolve is refused.
     """
 
-    def __init__(self, root_url: str, resolver: Resolver | None = None) -> None:
+    def __init__(
+        self, root_url: str, resolver: Resolver | None = None, *, ttl: float = DNS_TTL
+    ) -> None:
         self.root_url = root_url
         self._resolve = resolver or _system_resolver
+        self._ttl = ttl
         self._root_class: str | None = None
-        self._cache: dict[str, bool] = {}
+        self._answers: dict[str, tuple[float, list[str]]] = {}
+        self._lookups: dict[str, asyncio.Lock] = {}
 
     async def root_class(self) -> str:
         if self._root_class is None:
             try:
-                addrs = await self._addresses(self.root_url)
-            except OSError:
-                # Unresolvable root: judge by the strictest class, and ask again next time. The
-                # fetch itself then fails and is recorded instead of raising out of the walk.
+                addrs = await self._lookup(*_host_port(self.root_url))
+            except (OSError, ValueError):
+                # Unresolvable root: judge by the strictest class, and ask again next time. Its
+                # fetches then fail and are recorded instead of raising out of the walk.
                 return "public"
             classes = {address_class(a) for a in addrs}
             self._root_class = classes.pop() if len(classes) == 1 else "public"
         return self._root_class
 
-    async def allowed(self, url: str) -> bool:
-        host = urlsplit(url).hostname or ""
-        if host in self._cache:
-            return self._cache[host]
-        root = await self.root_class()
-        try:
-            addrs = await self._addresses(url)
-        except OSError:
-            return True  # unresolvable: the fetch itself will fail and be recorded
-        ok = bool(addrs) and all(address_allowed(a, root) for a in addrs)
-        self._cache[host] = ok
-        return ok
+    async def addresses(self, host: str, port: int) -> list[str]:
+        """The checked addresses of `host`, to connect to and nothing else.
 
-    async def _addresses(self, url: str) -> list[str]:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
+        Raises `AddressRefused` when any address of the answer is not allowed (a mixed answer
+        is refused whole), `OSError` when the name does not resolve.
+        """
+        addrs = await self._lookup(host, port)
+        root = await self.root_class()
+        refused = [a for a in addrs if not address_allowed(a, root)]
+        if refused or not addrs:
+            raise AddressRefused(host, refused)
+        return addrs
+
+    async def allowed(self, url: str) -> bool:
+        """Whether `url`'s host may be reached: for clients that connect by themselves."""
+        try:
+            await self.addresses(*_host_port(url))
+        except (AddressRefused, OSError, ValueError):
+            return False
+        return True
+
+    async def _lookup(self, host: str, port: int) -> list[str]:
         try:
             ipaddress.ip_address(host)
             return [host]
         except ValueError:
             pass
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        return await self._resolve(host, port)
+        if not host:
+            raise OSError("no host name")
+        lock = self._lookups.setdefault(host, asyncio.Lock())
+        async with lock:  # concurrent first connections share one query
+            now = time.monotonic()
+            cached = self._answers.get(host)
+            if cached is not None and now < cached[0]:
+                return cached[1]
+            addrs = list(await self._resolve(host, port))
+            self._answers[host] = (now + self._ttl, addrs)
+            return addrs
+
+
+class _GuardedBackend(httpcore.AsyncNetworkBackend):
+    """Connects only to addresses the guard checked; TLS still verifies the host name."""
+
+    def __init__(self, guard: AddressGuard) -> None:
+        self._guard = guard
+        self._network = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        try:
+            async with asyncio.timeout(timeout):
+                addrs = await self._guard.addresses(host, port)
+        except builtins.TimeoutError as exc:
+            raise httpcore.ConnectTimeout(f"resolving {host} took over {timeout:g} s") from exc
+        except OSError as exc:
+            raise httpcore.ConnectError(f"cannot resolve {host}: {exc}") from exc
+        failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
+        for ip in addrs:
+            try:
+                return await self._network.connect_tcp(
+                    ip, port, timeout, local_address, socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc
+        assert failure is not None  # `addresses` never returns an empty list
+        raise failure
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("a walk never connects to a local socket")
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+# httpcore's errors as httpx's, most specific first, as httpx's own transport maps them.
+_HTTPX_ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
+
+
+@contextlib.contextmanager
+def _as_httpx_errors() -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        for core, mapped in _HTTPX_ERRORS:
+            if isinstance(exc, core):
+                raise mapped(str(exc)) from exc
+        raise
+
+
+class _PinnedStream(httpx.AsyncByteStream):
+    def __init__(self, stream: AsyncIterable[bytes]) -> None:
+        self._stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        with _as_httpx_errors():
+            async for part in self._stream:
+                yield part
+
+    async def aclose(self) -> None:
+        close = getattr(self._stream, "aclose", None)
+        if close is not None:
+            with _as_httpx_errors():
+                await close()
+
+
+class PinnedTransport(httpx.AsyncBaseTransport):
+    """httpx's transport over a connection pool whose network backend is `_GuardedBackend`.
+
+    httpx 0.28 has no public way to hand its own transport a network backend, so this is the
+    custom-transport route its documentation describes: an httpcore pool wrapped by hand.
+    """
+
+    def __init__(self, guard: AddressGuard, limits: httpx.Limits) -> None:
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=_GuardedBackend(guard),
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        core_request = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        with _as_httpx_errors():
+            response = await self._pool.handle_async_request(core_request)
+        assert isinstance(response.stream, AsyncIterable)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_PinnedStream(response.stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
 
 
 # -- decoding ----------------------------------------------------------------------------------
+
+_FEED = 16 * 1024  # compressed input per step: a member's end copies at most this much
 
 
 class _Inflate:
@@ -193,13 +465,32 @@ class _Inflate:
         self._wbits = wbits
         self._d = zlib.decompressobj(wbits)
         self._raw_fallback = wbits == 15
+        self._inside = False  # a member has begun and its end marker is not seen yet
+        self._members = 0  # members ended so far: zero bytes may pad what follows them
+
+    @property
+    def ended(self) -> bool:
+        return not self._inside
 
     def decode(self, data: bytes, room: int) -> tuple[list[bytes], bool]:
         """Decode `data`, producing at most `room` bytes; True when output was cut short."""
         out: list[bytes] = []
-        while data and room > 0:
+        pos = 0
+        pending = b""
+        while room > 0:
+            if not pending:
+                if pos >= len(data):
+                    break
+                # Fed in slices: zlib copies the input left after each member's end, which on
+                # a body of many tiny members would otherwise cost the whole rest each time.
+                pending = data[pos : pos + _FEED]
+                pos += len(pending)
+            if self._members and not self._inside:
+                pending = pending.lstrip(b"\x00")  # padding after a member
+                if not pending:
+                    continue
             try:
-                chunk = self._d.decompress(data, min(room, _STEP))
+                chunk = self._d.decompress(pending, min(room, _STEP))
             except zlib.error:
                 if not self._raw_fallback:
                     raise
@@ -208,14 +499,43 @@ class _Inflate:
                 self._d = zlib.decompressobj(-15)
                 continue
             self._raw_fallback = False
+            self._inside = True
             out.append(chunk)
             room -= len(chunk)
             if self._d.eof:
-                data = self._d.unused_data.lstrip(b"\x00")
+                pending = self._d.unused_data
                 self._d = zlib.decompressobj(self._wbits)
+                self._inside = False
+                self._members += 1
             else:
-                data = self._d.unconsumed_tail
-        return out, bool(data)
+                pending = self._d.unconsumed_tail
+        return out, bool(pending) or pos < len(data)
+
+
+class _Brotli:
+    def __init__(self) -> None:
+        assert _brotli is not None
+        self._d = _brotli.Decompressor()
+
+    @property
+    def ended(self) -> bool:
+        return bool(self._d.is_finished())
+
+    def decode(self, data: bytes, room: int) -> tuple[list[bytes], bool]:
+        out = self._d.process(data)
+        return [out[:room]], len(out) > room
+
+
+def _undecodable(content_encoding: str) -> str | None:
+    """Why a body in this `Content-Encoding` cannot be read, or None when it can."""
+    for enc in (e.strip().lower() for e in content_encoding.split(",")):
+        if enc == "br" and _brotli is None:
+            return "the body is br-compressed; install the 'brotli' package to read it"
+        if enc == "zstd":
+            return (
+                "the body is zstd-compressed, which sitescout cannot decode (it never asks for it)"
+            )
+    return None
 
 
 class _Decoder:
@@ -255,6 +575,10 @@ class _Decoder:
         self._sniffed = True
         return self._limit([head]) if head else []
 
+    def ended(self) -> bool:
+        """Whether every compressed layer reached its end marker (a cut stream has not)."""
+        return all(layer.ended for layer in self._layers)
+
     def _through(self, layer: _Inflate | _Brotli, chunks: list[bytes]) -> list[bytes]:
         out: list[bytes] = []
         room = self.cap - self.bytes + 1  # one byte more than allowed reveals the cut
@@ -281,38 +605,79 @@ class _Decoder:
         return out
 
 
-class _Brotli:
-    def __init__(self) -> None:
-        assert _brotli is not None
-        self._d = _brotli.Decompressor()
-
-    def decode(self, data: bytes, room: int) -> tuple[list[bytes], bool]:
-        out = self._d.process(data)
-        return [out[:room]], len(out) > room
-
-
 # -- the fetcher -------------------------------------------------------------------------------
 
 
-def _retry_after(value: str | None, cap: float) -> float | None:
+def _retry_after(value: str | None) -> float | None:
+    """The wait a `Retry-After` header asks for, in seconds (uncapped), or None."""
     if not value:
         return None
     try:
-        return min(max(float(value), 0.0), cap)
+        seconds = float(value)
     except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError, IndexError):
-        return None
-    return min(max(when - time.time(), 0.0), cap)
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
 
 
 class _Retry(Exception):
-    def __init__(self, error: FetchError, delay: float | None = None) -> None:
+    def __init__(self, error: FetchError, asked: float | None = None) -> None:
         super().__init__(str(error))
         self.error = error
-        self.delay = delay
+        self.asked = asked  # what the server's Retry-After asked for
+
+
+def _redirect_target(url: str, location: str) -> str:
+    """Where a `Location` header points, or NetworkError when it is not a URL sitescout fetches."""
+    location = location.strip()
+    problem: str | None = None
+    target = url
+    if _has_control(location):
+        problem = "a control character in the Location"  # URL parsers would silently drop it
+    else:
+        try:
+            target = urljoin(url, location)
+        except ValueError as exc:
+            problem = str(exc)
+        else:
+            problem = _unusable(target)
+    if problem is not None:
+        raise NetworkError(f"redirect to an unusable URL: {problem}", url=url)
+    return target
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(c) < 0x20 or c == "\x7f" for c in text)
+
+
+async def _check_location(response: httpx.Response) -> None:
+    # httpx resolves every Location itself and raises a bare protocol error for a bad one: say
+    # what is wrong with it first.
+    location = response.headers.get("location")
+    if response.has_redirect_location and location:
+        _redirect_target(str(response.request.url), location)
+
+
+def _unusable(url: str) -> str | None:
+    """Why `url` cannot be fetched (scheme, host, port, syntax), or None when it can."""
+    if _has_control(url):
+        return "a control character in the URL"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https"):
+        return f"not an http(s) URL: {parts.scheme or 'no'} scheme"
+    if not parts.hostname:
+        return "no host"
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        return str(exc)
+    return None
 
 
 SinkFactory = Callable[[Response], Sink | None]
@@ -337,6 +702,7 @@ class Fetcher:
     async def __aenter__(self) -> Fetcher:
         cfg = self.config
         encodings = "gzip, deflate, br" if _brotli is not None else "gzip, deflate"
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
         self._client = httpx.AsyncClient(
             headers={
                 "User-Agent": cfg.user_agent,
@@ -344,8 +710,10 @@ class Fetcher:
                 "Accept": self._accept,
             },
             timeout=httpx.Timeout(cfg.timeout, connect=cfg.connect_timeout),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+            limits=limits,
+            transport=PinnedTransport(self.guard, limits) if self.guard is not None else None,
             follow_redirects=False,
+            event_hooks={"response": [_check_location]},
             trust_env=False,  # never route a walk through an environment proxy
         )
         return self
@@ -369,6 +737,8 @@ class Fetcher:
 
         The factory sees the response (final URL, status, content type) before any byte and may
         return None to skip the body. Never raises for network trouble: see `Response.error`.
+        Attempts, backoff and `Retry-After` waits all fit in `time_limit` (default: the
+        configured timeout).
         """
         result = Response(url=url, final_url=url)
         start = time.monotonic()
@@ -381,19 +751,30 @@ class Fetcher:
         self, result: Response, sink_factory: SinkFactory, time_limit: float
     ) -> None:
         cfg = self.config
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + time_limit
         for attempt in range(cfg.retries + 1):
             result.attempts = attempt + 1
             try:
-                async with asyncio.timeout(time_limit):
+                async with asyncio.timeout_at(deadline):
                     await self._once(result, sink_factory)
                 return
             except _Retry as retry:
                 result.error = retry.error
                 if attempt == cfg.retries:
                     return
-                delay = retry.delay
-                if delay is None:
+                left = deadline - loop.time()
+                if retry.asked is not None and retry.asked > left:
+                    result.error = _waited_too_long(retry.error, retry.asked, left)
+                    log.info("not retrying %s: %s", result.url, result.error)
+                    return
+                if retry.asked is not None:
+                    delay = min(retry.asked, cfg.retry_after_cap)
+                else:
                     delay = cfg.backoff * (2**attempt) * (0.5 + random.random())
+                if delay >= left:
+                    log.info("no time left to retry %s: %s", result.url, retry.error)
+                    return
                 log.info("retrying %s in %.2fs: %s", result.url, delay, retry.error)
                 await asyncio.sleep(delay)
             except builtins.TimeoutError:
@@ -412,24 +793,24 @@ class Fetcher:
         seen: set[str] = set()
         result.redirects = []
         for _hop in range(self.config.max_redirects + 1):
-            if self.guard is not None and not await self.guard.allowed(url):
-                raise BlockedAddressError(
-                    "address not allowed (SSRF guard: public walks stay on public addresses)",
-                    url=url,
-                )
+            problem = _unusable(url)
+            if problem is not None:
+                raise NetworkError(f"unusable URL: {problem}", url=url)
             seen.add(url)
             result.final_url = url
             try:
                 request = self._client.build_request("GET", url)
                 response = await self._client.send(request, stream=True)
-            except httpx.TimeoutException as exc:
-                raise _Retry(NetworkError(f"connect timeout: {exc!r}", url=url)) from exc
+            except AddressRefused as exc:
+                raise BlockedAddressError(
+                    f"address not allowed (SSRF guard: {exc})", url=url
+                ) from exc
             except (httpx.TransportError, ValueError) as exc:
                 raise _Retry(NetworkError(_describe(exc), url=url)) from exc
             try:
                 location = response.headers.get("location")
                 if response.is_redirect and location:
-                    url = urljoin(url, location.strip())
+                    url = _redirect_target(url, location)
                     result.redirects.append(url)
                     if url in seen:
                         raise TooManyRedirects("redirect loop", url=url)
@@ -447,22 +828,27 @@ class Fetcher:
         result.status = status
         result.content_type = response.headers.get("content-type", "")
         if status == 429 or status >= 500:
-            delay = _retry_after(response.headers.get("retry-after"), self.config.retry_after_cap)
-            raise _Retry(HTTPError(f"HTTP {status}", url=result.final_url, status=status), delay)
+            asked = _retry_after(response.headers.get("retry-after"))
+            raise _Retry(HTTPError(f"HTTP {status}", url=result.final_url, status=status), asked)
         if status >= 400:
             raise HTTPError(f"HTTP {status}", url=result.final_url, status=status)
         result.error = None
+        encoding = response.headers.get("content-encoding", "")
+        why = _undecodable(encoding)
+        if why is not None:
+            raise NetworkError(why, url=result.final_url)
         sink = sink_factory(result)
         if sink is None:
             return
-        encoding = response.headers.get("content-encoding", "")
         decoder = _Decoder(encoding, self.config.max_document_bytes)
+        whole = True  # the body was read to its end, so its compressed layers must have ended
         try:
             async for raw in response.aiter_raw():
                 for chunk in decoder.decode(raw):
                     sink.feed(chunk)
                 result.bytes = decoder.bytes
                 if decoder.truncated or not await sink.drain():
+                    whole = False
                     break
             for chunk in decoder.flush():
                 sink.feed(chunk)
@@ -475,9 +861,32 @@ class Fetcher:
         finally:
             result.bytes = decoder.bytes
             result.truncated = decoder.truncated
+        if whole and not decoder.ended():
+            msg = f"compressed body ended before its end marker, after {decoder.bytes} bytes"
+            raise NetworkError(msg, url=result.final_url)
+
+
+def _waited_too_long(error: FetchError, asked: float, left: float) -> FetchError:
+    message = (
+        f"{error.args[0]}; the server asked to wait {asked:.0f} s, more than the {left:.1f} s left"
+    )
+    if isinstance(error, HTTPError):
+        return HTTPError(message, url=error.url, status=error.status)
+    return NetworkError(message, url=error.url)
+
+
+_TIMEOUT_KINDS: tuple[tuple[type[httpx.TimeoutException], str], ...] = (
+    (httpx.ConnectTimeout, "connect"),
+    (httpx.ReadTimeout, "read"),
+    (httpx.WriteTimeout, "write"),
+    (httpx.PoolTimeout, "pool"),
+)
 
 
 def _describe(exc: BaseException) -> str:
+    if isinstance(exc, httpx.TimeoutException):
+        kind = next((k for cls, k in _TIMEOUT_KINDS if isinstance(exc, cls)), "network")
+        return f"{kind} timeout: {exc}" if str(exc) else f"{kind} timeout"
     name = type(exc).__name__
     text = str(exc)
     return f"{name}: {text}" if text else name

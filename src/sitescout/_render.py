@@ -9,10 +9,11 @@ per page whatever the mode, and never asks the server for a page twice.
 Everything else the page asks for passes the same guard before it leaves the machine:
 
 * every sub-request is intercepted; images, media and fonts (they never add links) are refused,
-  the rest is fetched by Playwright's request API with redirects followed *by hand*, each hop
-  checked by `AddressGuard.allowed` - Chromium follows redirects of a request it sent itself
-  without asking the route handler again, so `route.continue_()` would let a redirect reach an
-  internal address;
+  the rest is sent by sitescout's own HTTP client over the guard's pinned transport (the socket
+  connects to the address the guard checked, so a DNS answer that changes cannot send it
+  elsewhere), with redirects followed *by hand*, each hop checked - Chromium follows redirects of
+  a request it sent itself without asking the route handler again, and Playwright's own request
+  API resolves names by itself, so neither may send a sub-request;
 * navigating the main frame away from the page is answered with `204 No Content`, which keeps
   the browser on the page (we render this page, not the next);
 * WebSockets are answered by a mock that never connects, service workers are blocked, and WebRTC
@@ -38,11 +39,13 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
+import httpx
+
 from ._errors import BlockedAddressError, BrowserUnavailableError, NetworkError, TimeoutError
-from ._http import DEFAULT_USER_AGENT, AddressGuard
+from ._http import DEFAULT_USER_AGENT, AddressGuard, AddressRefused, PinnedTransport
 
 if TYPE_CHECKING:
-    from playwright.async_api import APIResponse, BrowserContext, Page, Route, WebSocketRoute
+    from playwright.async_api import BrowserContext, Page, Route, WebSocketRoute
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +74,24 @@ CHROMIUM_ARGS = (
 )
 _REFUSED_TYPES = frozenset({"image", "media", "font"})
 _MAX_REDIRECTS = 5
+_SUB_REQUEST_BYTES = 16 * 1024 * 1024  # a script or data file larger than this is not served
+# Headers that describe one connection or one encoding, not the resource: the client sets its
+# own when it sends, and the body handed back to the browser is already decoded.
+_HOP_HEADERS = frozenset(
+    {
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "transfer-encoding",
+        "content-length",
+        "content-encoding",
+        "accept-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+    }
+)
 _LAUNCH_TIMEOUT = 30.0
 _CLOSE_TIMEOUT = 5.0
 _INSTALL_PLAYWRIGHT = (
@@ -127,6 +148,7 @@ class Renderer:
         self._slots = asyncio.Semaphore(max(1, max_open))
         self._stack = AsyncExitStack()
         self._context: BrowserContext | None = None
+        self._client: httpx.AsyncClient | None = None  # sends the pages' sub-requests
         self._idle: list[_Tab] = []  # at most max_open
 
     async def __aenter__(self) -> Renderer:
@@ -151,11 +173,22 @@ class Renderer:
         except PlaywrightError as exc:
             await self._stack.aclose()
             raise BrowserUnavailableError(f"could not start Chromium at {path}: {exc}") from exc
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=16)
+        self._client = await self._stack.enter_async_context(
+            httpx.AsyncClient(
+                transport=PinnedTransport(self.guard, limits) if self.guard is not None else None,
+                limits=limits,
+                timeout=httpx.Timeout(self.timeout),
+                follow_redirects=False,
+                trust_env=False,
+            )
+        )
         log.debug("rendering with Chromium at %s", path)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self._context = None
+        self._client = None
         self._idle.clear()
         try:
             async with asyncio.timeout(_LAUNCH_TIMEOUT):
@@ -244,38 +277,86 @@ class Renderer:
                 return
             try:
                 response = await self._fetch(route)
-            except PlaywrightError as exc:  # refused, reset, timed out: as the network would
-                log.debug("sub-request %s failed: %s", request.url, _first_line(exc))
+            except (httpx.HTTPError, builtins.TimeoutError) as exc:  # as the network would
+                log.debug("sub-request %s failed: %s", request.url, exc)
                 await route.abort("failed")
                 return
             if response is None:
                 await route.abort("blockedbyclient")
             else:
-                await route.fulfill(response=response)
+                await route.fulfill(
+                    status=response.status, headers=response.headers, body=response.body
+                )
         except PlaywrightError:  # the tab closed while a request was in flight
             log.debug("sub-request %s ended with its page", request.url, exc_info=True)
 
-    async def _fetch(self, route: Route) -> APIResponse | None:
-        """Fetch a sub-request, following redirects by hand so each hop meets the guard."""
+    async def _fetch(self, route: Route) -> _SubResponse | None:
+        """Send a sub-request ourselves, following redirects by hand so each hop meets the guard."""
+        assert self._client is not None
         request = route.request
         url = request.url
+        headers = {
+            name: value
+            for name, value in (await request.all_headers()).items()
+            if name.lower() not in _HOP_HEADERS and not name.startswith(":")
+        }
+        body = request.post_data_buffer
         for _hop in range(_MAX_REDIRECTS + 1):
             if not await self._allowed(url):
                 log.info("blocked sub-request to %s (SSRF guard)", url)
                 return None
-            response = await route.fetch(url=url, max_redirects=0, timeout=self.timeout * 1000)
-            location = response.headers.get("location")
-            if not (300 <= response.status < 400 and location):
-                return response
+            outgoing = self._client.build_request(
+                request.method, url, headers=headers, content=body
+            )
+            try:
+                response = await self._client.send(outgoing, stream=True)
+            except AddressRefused as exc:
+                log.info("blocked sub-request to %s (SSRF guard: %s)", url, exc)
+                return None
+            try:
+                location = response.headers.get("location")
+                if not (response.is_redirect and location):
+                    return await _SubResponse.read(response)
+            finally:
+                await response.aclose()
             if request.method != "GET":
                 return None  # a redirected POST would need method rewriting; not for links
-            url = urljoin(url, location)
+            url = urljoin(url, location.strip())
         return None
 
     async def _allowed(self, url: str) -> bool:
         if urlsplit(url).scheme not in ("http", "https"):
             return False
         return self.guard is None or await self.guard.allowed(url)
+
+
+class _SubResponse:
+    """A sub-request's answer, decoded, as the browser is handed it."""
+
+    __slots__ = ("body", "headers", "status")
+
+    def __init__(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    @classmethod
+    async def read(cls, response: httpx.Response) -> _SubResponse | None:
+        """Read the decoded body; None past the size cap (the browser sees a failed request)."""
+        parts: list[bytes] = []
+        size = 0
+        async for part in response.aiter_bytes():
+            size += len(part)
+            if size > _SUB_REQUEST_BYTES:
+                log.info("sub-request %s over %d bytes; refused", response.url, size)
+                return None
+            parts.append(part)
+        headers = {
+            name: value
+            for name, value in response.headers.items()
+            if name.lower() not in _HOP_HEADERS
+        }
+        return cls(response.status_code, headers, b"".join(parts))
 
 
 class _Tab:
