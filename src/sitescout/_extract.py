@@ -26,7 +26,7 @@ from ._http import AddressGuard, FetchConfig, Fetcher
 from ._locale import path_locale
 from ._models import Entry, WalkReport
 from ._pages import PageOutcome, fetch_page
-from ._project import DISCOVERED, Project, now_iso
+from ._project import DISCOVERED, Project, ProjectError, now_iso
 from ._robots import Robots
 from ._select import Candidate, Scope, Selection, select_pages
 from ._urls import SlugRegistry, UrlSet, normalize_url
@@ -60,17 +60,24 @@ class ExtractOptions:
     budgets: Budgets | None = None
     ssrf_guard: bool = True
 
+    def __post_init__(self) -> None:
+        self.check()
+
     def walk_budgets(self) -> Budgets:
         if self.budgets is not None:
             return self.budgets
         return Budgets() if self.all else Budgets.SAMPLER
 
     def check(self) -> None:
+        """Raise `UsageError` naming the option that is wrong; run at construction and again
+        by `plan_extract`, since the fields stay assignable."""
         modes = sum([self.cap is not None, self.all, bool(self.pages), self.single])
         if modes > 1:
             raise UsageError("use only one of --cap, --all, --pages and --single")
         if self.cap is not None and self.cap < 1:
-            raise UsageError("--cap must be at least 1")
+            raise UsageError(f"--cap must be at least 1, got {self.cap}")
+        if self.concurrency < 1:  # a zero-slot gate would wait forever
+            raise UsageError(f"--concurrency must be at least 1, got {self.concurrency}")
 
 
 @dataclass(slots=True)
@@ -111,9 +118,23 @@ def default_out(url: str) -> Path:
 
 
 async def plan_extract(url: str, options: ExtractOptions) -> Plan:
+    """Walk and select; nothing is fetched or written yet.
+
+    The project directory is locked from here until `run_extract` ends; a caller that does not
+    run the plan releases it with `plan.project.close()`.
+    """
     options.check()
     origin = origin_of(normalize_url(url))
+    # Locked before any request: a second run into the directory stops here, not half-way.
     project = Project.open(options.out or default_out(url), origin)
+    try:
+        return await _plan(url, options, origin, project)
+    except BaseException:
+        project.close()
+        raise
+
+
+async def _plan(url: str, options: ExtractOptions, origin: str, project: Project) -> Plan:
     budgets = options.walk_budgets()
     walk = Walk(
         url,
@@ -270,8 +291,21 @@ async def run_extract(
     """Fetch every page of `plan.to_fetch` and record each outcome as it lands.
 
     Pages run concurrently (at most `options.concurrency`, one at a time with a robots.txt
-    Crawl-delay). Cancellation (Ctrl-C) still closes the run in the crawl log.
+    Crawl-delay). Cancellation (Ctrl-C) still closes the run in the crawl log. The project's
+    lock, taken by `plan_extract`, is released on every way out.
     """
+    try:
+        return await _run(plan, options, user_choice, on_page)
+    finally:
+        plan.project.close()
+
+
+async def _run(
+    plan: Plan,
+    options: ExtractOptions,
+    user_choice: str | None,
+    on_page: Callable[[str, PageOutcome | None], None] | None,
+) -> RunResult:
     project = plan.project
     result = RunResult(skipped=list(plan.already))
     project.start_run(discovery_record(plan, user_choice=user_choice))
@@ -309,10 +343,14 @@ async def run_extract(
                 outcome = await fetch_page(fetcher, url, renderer)
             except Exception as exc:  # a bug in one page must not lose the others
                 log.exception("internal error extracting %s", url)
-                outcome = PageOutcome(url, url, None, "", error_class="InternalError")
-                outcome.error = f"{type(exc).__name__}: {exc}"
+                outcome = _internal_failure(url, f"{type(exc).__name__}: {exc}")
         if outcome.ok:
-            project.page_done(slug, url, outcome.record(slug, now_iso(), options.render))
+            try:
+                project.page_done(slug, url, outcome.record(slug, now_iso(), options.render))
+            except (OSError, ProjectError) as exc:  # e.g. pages/ swapped for a link mid-run
+                log.error("%s: page file not written: %s", url, exc)
+                outcome = _internal_failure(url, f"page file not written: {exc}")
+        if outcome.ok:
             result.successes.append(slug)
         else:
             project.page_failed(
@@ -336,6 +374,12 @@ async def run_extract(
         raise
     project.finish_run()
     return result
+
+
+def _internal_failure(url: str, message: str) -> PageOutcome:
+    outcome = PageOutcome(url, url, None, "", error_class="InternalError")
+    outcome.error = message
+    return outcome
 
 
 @contextlib.asynccontextmanager

@@ -194,27 +194,27 @@ def extract(
     """Pick a handful of representative pages, fetch them and record the run (§11, §12)."""
     setup_logging(verbose)
     check_render(render)
-    options = ExtractOptions(
-        out=out,
-        cap=cap,
-        all=all_pages,
-        pages=tuple(p.strip() for p in (pages or "").split(",") if p.strip()),
-        single=single,
-        junk_filter=not no_junk_filter,
-        render=render,
-        crawl=crawl,
-        refresh=tuple(refresh or ()),
-        refresh_all=refresh_all,
-        sitemap=sitemap,
-        locale=locale,
-        concurrency=concurrency,
-        fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
-        budgets=_budgets(all_pages, max_depth, max_fetches, max_bytes, max_urls, deadline),
-    )
-    if pages is not None and not options.pages:
-        err.print("error: --pages needs at least one slug or path", markup=False)
-        raise typer.Exit(EXIT_USAGE)
     try:
+        options = ExtractOptions(
+            out=out,
+            cap=cap,
+            all=all_pages,
+            pages=tuple(p.strip() for p in (pages or "").split(",") if p.strip()),
+            single=single,
+            junk_filter=not no_junk_filter,
+            render=render,
+            crawl=crawl,
+            refresh=tuple(refresh or ()),
+            refresh_all=refresh_all,
+            sitemap=sitemap,
+            locale=locale,
+            concurrency=concurrency,
+            fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
+            budgets=_budgets(all_pages, max_depth, max_fetches, max_bytes, max_urls, deadline),
+        )
+        if pages is not None and not options.pages:
+            err.print("error: --pages needs at least one slug or path", markup=False)
+            raise typer.Exit(EXIT_USAGE)
         if not url.lower().startswith(("http://", "https://")):
             raise UsageError(f"not an http(s) URL: {url!r}")
         if all_pages and not yes and _interactive(as_json):
@@ -236,6 +236,15 @@ def extract(
 
 
 def after_plan(
+    plan: Plan, options: ExtractOptions, *, yes: bool, as_json: bool, quiet: bool
+) -> int:
+    try:
+        return _after_plan(plan, options, yes=yes, as_json=as_json, quiet=quiet)
+    finally:
+        plan.project.close()  # also when nothing is fetched: the next run must not wait
+
+
+def _after_plan(
     plan: Plan, options: ExtractOptions, *, yes: bool, as_json: bool, quiet: bool
 ) -> int:
     report = plan.report
