@@ -81,3 +81,16 @@ class BlockedAddressError(FetchError):
 
 class NothingFoundError(SitescoutError):
     """Discovery found nothing to walk."""
+
+
+def check_whole(name: str, value: object, *, low: int, high: int | None = None) -> int:
+    """`value` when it is a whole number in `low..high`; UsageError naming the option otherwise.
+
+    A bool is refused: `concurrency=True` is a mistake, not one worker.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{name} must be a whole number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        span = f">= {low}" if high is None else f"from {low} to {high}"
+        raise UsageError(f"{name} must be {span}, got {value!r}")
+    return value

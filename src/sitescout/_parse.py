@@ -16,13 +16,20 @@ Design notes:
   any it found that the XML parser did not yield are added, so entries after the damage survive.
   libxml2 reports some damage late (an unclosed attribute value only in close()), so the scan
   starts at the bytes fed since it last reported an item, not at the chunk with the error.
+- Hostile input costs time linear in its bytes however it is chunked: the salvage scan and a
+  text sitemap's unfinished line continue where the last chunk stopped instead of reading it
+  again, and a value longer than any URL is dropped. `closing()` is `close()` in bounded steps,
+  for the walk to keep its event loop running while salvaged entries come out.
+- UTF-16 (with a BOM) is transcoded to UTF-8 as it arrives, before any other step.
 """
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 from collections import deque
+from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
 from operator import attrgetter
 from typing import Any
@@ -37,8 +44,10 @@ log = logging.getLogger(__name__)
 _SNIFF_BYTES = 1024
 _MAX_PROLOG = 1 << 20  # a DOCTYPE larger than this is hostile, not a sitemap
 _MAX_SALVAGE = 200_000  # regex-salvaged locs kept per damaged document
+_CLOSE_STEP = 5000  # salvaged locs emitted per step of closing()
 _CONTROL = bytes(range(0, 9)) + b"\x0b\x0c" + bytes(range(14, 32))
 _BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _WS = b" \t\r\n"
 
 _ROOTS: dict[str, DocumentKind] = {
@@ -73,8 +82,12 @@ def _escape_amp(m: re.Match[bytes]) -> bytes:
 
 _AMP_TAIL = 12  # longest reference kept whole (`&#x10FFFF;`), plus room
 _CDATA_OPEN = b"<![CDATA["
-_MAX_CDATA_HOLD = 1 << 16  # an unfinished CDATA section longer than this is passed on unheld
-_MAX_SALVAGE_CARRY = 1 << 16
+# No URL is this long: a `<loc>` value or a text line that runs past it is damage, and keeping
+# it would let one hostile value hold memory and be copied around.
+_MAX_URL_BYTES = 1 << 16
+# Whitespace allowed inside a salvaged `<loc >`/`</loc >` tag: bounded, so that a tag cut by a
+# chunk's end fits in the few bytes the scan carries over.
+_SALVAGE_TAG_SPACE = 16
 # Bytes kept before the chunk in which libxml2 last reported an item, for its lookahead.
 _SALVAGE_LAG = 4096
 # A parser that reports nothing for this long may be stalled on damage it will only report at
@@ -150,16 +163,20 @@ def parse_priority(raw: str) -> float | None:
     return None
 
 
-def _salvage_patterns(prefix: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
-    """(`<loc>…</loc>`, `<loc>`) for a document whose root carries `prefix`.
+class _LocTags:
+    """How the salvage finds `<loc>` and `</loc>` in a document whose root carries `prefix`.
 
     Only the sitemap's own `loc` counts: `<image:loc>` and friends name other resources.
     """
-    p = b"(?:" + re.escape(prefix) + b":)?" if prefix else b""
-    return (
-        re.compile(b"<" + p + rb"loc\s*>(.*?)</" + p + rb"loc\s*>", re.S),
-        re.compile(b"<" + p + rb"loc\s*>"),
-    )
+
+    def __init__(self, prefix: bytes) -> None:
+        p = b"(?:" + re.escape(prefix) + b":)?" if prefix else b""
+        opening = b"<" + p + b"loc" + rb"\s{0,%d}>" % _SALVAGE_TAG_SPACE
+        self.open = re.compile(opening)
+        # Greedy: the last `<loc>` in the searched range, found in one pass of the regex engine.
+        self.last_open = re.compile(b"(?s:.*)" + opening)
+        self.close = re.compile(b"</" + p + b"loc" + rb"\s{0,%d}>" % _SALVAGE_TAG_SPACE)
+        self.longest = len(b"</:loc>") + len(prefix) + _SALVAGE_TAG_SPACE
 
 
 def _is_doctype_start(head: bytes) -> bool:
@@ -201,14 +218,21 @@ class SitemapParser:
         self._xml: Any = None
         self._root = ""
         self._item_tag = ""
-        self._loc_re, self._open_loc_re = _salvage_patterns(b"")
-        self._text_carry = b""
+        self._loc_tags = _LocTags(b"")
+        # The unfinished last line of a text sitemap, in pieces (joined once it ends), and its size.
+        self._line: list[bytes] = []
+        self._line_bytes = 0
+        self._cut = False
+        self._utf16: codecs.IncrementalDecoder | None = None
         self._amp_carry = b""
         self._in_cdata = False
         self._errors_seen = 0
         self._salvaging = False
         self._salvage_carry = b""
-        self._salvaged: list[str] = []
+        self._salvage_value: bytearray | None = None
+        # Salvaged values, each with the URL it resolves to (None: it does not), worked out as
+        # the bytes arrive so that close() only has to drop the ones the XML parser yielded.
+        self._salvaged: list[tuple[str, str | None]] = []
         # Before any error: recent chunks as fed to libxml2, each with the URLs the XML parser
         # yielded while it was fed, so that damage reported late can still be salvaged from the
         # raw bytes. URL strings, not entries: kept entries would outlive gen-0 GC and cost.
@@ -225,8 +249,15 @@ class SitemapParser:
     def feed(self, data: bytes) -> None:
         if self._closed or not data:
             return
+        if self._utf16 is not None:
+            data = self._utf16.decode(data).encode()
+        self._accept(data)
+
+    def _accept(self, data: bytes) -> None:
         if self.kind is None:
             self._prefix += data
+            if self._utf16 is None and self._prefix[:2] in _UTF16_BOMS:
+                self._transcode_utf16()
             if len(self._prefix) < self._sniff_at:
                 return
             buffered = bytes(self._prefix)
@@ -241,16 +272,30 @@ class SitemapParser:
             return
         self._route(data)
 
+    def note_truncated(self) -> None:
+        """The body was cut short (size cap, timeout, reset, short body), so whatever follows the
+        last complete entry is a fragment: call before `close()`."""
+        self._cut = True
+
     def close(self) -> None:
         """Flush what is buffered; the document is complete (or was cut, see `note_truncated`)."""
+        for _step in self.closing():
+            pass
+
+    def closing(self) -> Iterator[None]:
+        """`close()` in steps of bounded work: the caller may `take()` and let other work run
+        after each (the walk awaits there), since what salvage recovered is only emitted here."""
         if self._closed:
             return
+        if self._utf16 is not None:
+            rest = self._utf16.decode(b"", final=True).encode()
+            if rest:
+                self._accept(rest)
         if self.kind is None:
             data, self._prefix = bytes(self._prefix), bytearray()
             self._start(data, final=True)
         if self.kind == "text":
-            self._text_lines(self._text_carry, final=True)
-            self._text_carry = b""
+            self._end_text()
         elif self._xml is not None:
             if self._amp_carry:
                 self._feed_xml(b"", final=True)
@@ -262,10 +307,16 @@ class SitemapParser:
             if self._check_errors() and not self._salvaging:
                 self._start_salvage()
             self._drain_close_events(cut)
-            self._finish_salvage()
+            yield from self._finish_salvage()
         self._window.clear()
         self._summarize_notes()
         self._closed = True
+
+    def _transcode_utf16(self) -> None:
+        """UTF-16 (legal XML, and seen from Windows tools) becomes UTF-8 as it arrives, so every
+        byte-level step after this one sees ASCII-compatible input."""
+        self._utf16 = codecs.getincrementaldecoder("utf-16")("replace")
+        self._prefix = bytearray(self._utf16.decode(bytes(self._prefix)).encode())
 
     def take(self) -> tuple[list[Entry], list[str], list[Malformed]]:
         """Entries, child sitemap URLs and malformed values produced since the last call."""
@@ -302,7 +353,7 @@ class SitemapParser:
         self.kind = kind
         self._root = root
         self._item_tag = _ITEM_TAG[kind]
-        self._loc_re, self._open_loc_re = _salvage_patterns(prefix)
+        self._loc_tags = _LocTags(prefix)
         self._xml = etree.XMLPullParser(
             events=("end",),
             tag=self._item_tag,
@@ -311,6 +362,8 @@ class SitemapParser:
             no_network=True,
             load_dtd=False,
             huge_tree=False,
+            # Transcoded from UTF-16, the bytes no longer match the declaration's encoding.
+            encoding="utf-8" if self._utf16 is not None else None,
             remove_comments=True,
             remove_pis=True,
         )
@@ -325,11 +378,21 @@ class SitemapParser:
         """
         more = not final and len(body) < _MAX_PROLOG
         pos = 0
-        doctype = False
+        # Pieces of the body between the DOCTYPEs cut out: splicing each out would copy the
+        # rest of the body once per DOCTYPE.
+        kept: list[bytes] = []
+        rest = 0
+
+        def done(prefix: bytes, root: str) -> tuple[bytes, bytes, str]:
+            if not kept:
+                return body, prefix, root
+            self.notes.append("DOCTYPE declaration ignored (sitemaps never need one)")
+            return b"".join([*kept, body[rest:]]), prefix, root
+
         while True:
             lt = body.find(b"<", pos)
             if lt < 0:
-                return None if more else self._prolog_done(body, b"", "", doctype)
+                return None if more else done(b"", "")
             head = body[lt : lt + 9]
             if more and len(head) < 9 and (b"<!--".startswith(head) or _is_doctype_start(head)):
                 return None
@@ -337,39 +400,30 @@ class SitemapParser:
                 close = b"?>" if body[lt + 1 : lt + 2] == b"?" else b"-->"
                 end = body.find(close, lt)
                 if end < 0:
-                    return None if more else self._prolog_done(body, b"", "", doctype)
+                    return None if more else done(b"", "")
                 pos = end + len(close)
                 continue
             if head.upper() == b"<!DOCTYPE":
                 dt = _DOCTYPE_RE.match(body, lt)
                 if dt is None:
-                    return None if more else self._prolog_done(body, b"", "!DOCTYPE", doctype)
-                doctype = True
-                body = body[:lt] + body[dt.end() :]
-                pos = lt
+                    return None if more else done(b"", "!DOCTYPE")
+                kept.append(body[rest:lt])
+                rest = pos = dt.end()
                 continue
             m = _ROOT_RE.match(body, lt)
             if m is None:
                 if more and not body[lt + 1 :].strip(_WS):
                     return None
-                return self._prolog_done(body, b"", "", doctype)
+                return done(b"", "")
             if more and (m.end() == len(body) or body[m.end() :] == b":"):
                 return None
-            root = m.group(2).decode("ascii", "replace")
-            return self._prolog_done(body, m.group(1) or b"", root, doctype)
-
-    def _prolog_done(
-        self, body: bytes, prefix: bytes, root: str, doctype: bool
-    ) -> tuple[bytes, bytes, str]:
-        if doctype:
-            self.notes.append("DOCTYPE declaration ignored (sitemaps never need one)")
-        return body, prefix, root
+            return done(m.group(1) or b"", m.group(2).decode("ascii", "replace"))
 
     def _start_text(self, body: bytes) -> bool:
         first = body.split(b"\n", 1)[0].strip().lower()
         if first.startswith((b"http://", b"https://")):
             self.kind = "text"
-            self._text_lines(body, final=False)
+            self._text_feed(body)
         else:
             self._not_a_sitemap("not XML and not a list of URLs")
         return True
@@ -382,7 +436,7 @@ class SitemapParser:
 
     def _route(self, data: bytes) -> None:
         if self.kind == "text":
-            self._text_lines(self._text_carry + data, final=False)
+            self._text_feed(data)
         elif self._xml is not None:
             self._feed_xml(data.translate(None, _CONTROL))
 
@@ -390,8 +444,9 @@ class SitemapParser:
         """Escape bare `&` outside CDATA, giving the same bytes however the input is chunked.
 
         Every chunk handed to `_BARE_AMP` starts outside any CDATA section; what could change
-        meaning with the next chunk (a reference, a CDATA section or its `<![CDA` opening) is
-        held back in `_amp_carry` until it is complete.
+        meaning with the next chunk (a reference or a `<![CDA` opening) is held back in
+        `_amp_carry` until it is complete, and a CDATA section still open at the chunk's end is
+        passed on as it is.
         """
         if self._amp_carry:
             data = self._amp_carry + data
@@ -418,12 +473,12 @@ class SitemapParser:
                     outside = close + 3
                     start = data.find(_CDATA_OPEN, outside)
             if start >= 0:
-                cut = raw = start
-                if n - start > _MAX_CDATA_HOLD:
-                    # Too long to hold back: pass its text on and resume inside it next time,
-                    # keeping a `]]` that the next chunk's `>` may complete.
-                    self._in_cdata = True
-                    raw = n - min(2, n - len(data.rstrip(b"]")))
+                # Not held back whole (a long section trickled in would be copied again with
+                # every chunk): its text is passed on and the next chunk resumes inside it,
+                # keeping a `]]` that the next chunk's `>` may complete.
+                cut = start
+                self._in_cdata = True
+                raw = n - min(2, n - len(data.rstrip(b"]")))
             else:
                 lt = data.rfind(b"<", max(outside, n - len(_CDATA_OPEN) + 1))
                 if lt >= 0 and _CDATA_OPEN.startswith(data[lt:]):
@@ -593,6 +648,7 @@ class SitemapParser:
                 self._spilled = None
                 self._salvaged = []
                 self._salvage_carry = b""
+                self._salvage_value = None
         elif self._window_bytes > _MAX_SALVAGE_WINDOW:
             spilled = self._spilled if self._spilled is not None else []
             chunks = []
@@ -619,29 +675,68 @@ class SitemapParser:
         self._spilled = None
 
     def _salvage(self, data: bytes) -> None:
-        buf = self._salvage_carry + data if self._salvage_carry else data
-        end = 0
-        for m in self._loc_re.finditer(buf):
-            end = m.end()
-            if len(self._salvaged) < _MAX_SALVAGE:
-                self._salvaged.append(m.group(1).decode("utf-8", "replace"))
-        # A <loc> left open here closes in a later chunk: carry from the first one (or from a
-        # last '<' that may be the start of one).
-        opened = self._open_loc_re.search(buf, end)
-        cut = opened.start() if opened is not None else buf.rfind(b"<", end)
-        self._salvage_carry = buf[cut:] if cut >= 0 and len(buf) - cut < _MAX_SALVAGE_CARRY else b""
+        """Collect `<loc>` values from raw bytes, continuing the scan of the bytes fed before.
 
-    def _finish_salvage(self) -> None:
+        A value runs from the last `<loc>` before an end tag, so `<loc>` left open by damage does
+        not swallow the entries after it. Each byte is scanned a bounded number of times however
+        the input is chunked: what is carried to the next call is at most a tag cut by the
+        chunk's end, a value waiting for its end tag grows by appending, and one longer than any
+        URL is dropped. `<loc>` repeated without end costs a few regex passes, not a Python step
+        per tag.
+        """
+        salvaged = self._salvaged
+        if len(salvaged) >= _MAX_SALVAGE:
+            return
+        tags = self._loc_tags
+        keep = tags.longest - 1  # a tag starting before the last `keep` bytes is complete
+        buf = self._salvage_carry + data if self._salvage_carry else data
+        value = self._salvage_value
+        pos = 0
+        closed = tags.close.search(buf)  # the first end tag at or after `pos`, kept while it is
+        while True:
+            if value is None:
+                opened = tags.open.search(buf, pos)
+                if opened is None:
+                    self._salvage_carry = buf[max(pos, len(buf) - keep) :]
+                    break
+                value, pos = bytearray(), opened.end()
+            if closed is not None and closed.start() < pos:
+                closed = tags.close.search(buf, pos)
+            last = tags.last_open.match(buf, pos, closed.start() if closed else len(buf))
+            if last is not None:
+                value, pos = bytearray(), last.end()
+            end = closed.start() if closed is not None else max(pos, len(buf) - keep)
+            if len(value) + end - pos > _MAX_URL_BYTES:
+                value, pos = None, end
+                continue
+            value += buf[pos:end]
+            if closed is None:
+                self._salvage_carry = buf[end:]
+                break
+            self._keep_salvaged(value.decode("utf-8", "replace"))
+            value, pos = None, closed.end()
+            if len(salvaged) >= _MAX_SALVAGE:
+                self._salvage_carry = b""
+                break
+        self._salvage_value = value
+
+    def _keep_salvaged(self, raw: str) -> None:
+        value = _unescape(raw)
+        if "<" not in value and not _LEFTOVER_ENTITY.search(value):
+            self._salvaged.append((value, self._resolved_quietly(value)))
+
+    def _finish_salvage(self) -> Iterator[None]:
         if not self._salvaging or not self._salvaged:  # a spill's scan is only kept on damage
             return
         recovered = 0
         normalize = self.kind != "sitemapindex"
-        for raw in self._salvaged:
-            value = _unescape(raw)
-            if "<" in value or _LEFTOVER_ENTITY.search(value):
+        for i, (value, url) in enumerate(self._salvaged):
+            if i % _CLOSE_STEP == _CLOSE_STEP - 1:
+                yield
+            if url is None:
+                self._resolve(value, normalize=normalize)  # records why it is unusable
                 continue
-            url = self._resolve(value, normalize=normalize)
-            if url is None or url in self._yielded_since_error:
+            if url in self._yielded_since_error:
                 continue
             self._yielded_since_error.add(url)
             if self.kind == "sitemapindex":
@@ -830,12 +925,45 @@ class SitemapParser:
 
     # -- text sitemaps ----------------------------------------------------------------------------
 
-    def _text_lines(self, data: bytes, *, final: bool) -> None:
+    def _text_feed(self, data: bytes) -> None:
+        """Complete lines are read at once; the unfinished last one is kept in pieces and joined
+        when it ends, so a long line costs its length, not its length times its chunks."""
         lines = data.split(b"\n")
-        self._text_carry = b"" if final else lines.pop()
+        last = lines.pop()
+        if lines:
+            self._hold_line(lines[0])
+            lines[0] = self._held_line()
+            self._text_lines(lines)
+        self._hold_line(last)
+
+    def _hold_line(self, piece: bytes) -> None:
+        room = _MAX_URL_BYTES + 1 - self._line_bytes  # one byte over the limit shows the excess
+        if room > 0 and piece:
+            self._line.append(piece[:room])
+            self._line_bytes += min(room, len(piece))
+
+    def _held_line(self) -> bytes:
+        line = b"".join(self._line)
+        self._line, self._line_bytes = [], 0
+        return line
+
+    def _end_text(self) -> None:
+        line = self._held_line()
+        if not self._cut:
+            self._text_lines([line])
+        elif line.strip():
+            # The body stopped inside this line: a URL cut short is still a URL, and a wrong one.
+            raw = line.strip().decode("utf-8", "replace")
+            self.malformed.append(Malformed(raw[:2000], "entry cut off", self.url))
+            self.errors.append("document ended inside an entry")
+
+    def _text_lines(self, lines: list[bytes]) -> None:
         for line in lines:
             raw = line.strip().decode("utf-8", "replace")
             if not raw:
+                continue
+            if len(line) > _MAX_URL_BYTES:
+                self.malformed.append(Malformed(raw[:2000], "line too long for a URL", self.url))
                 continue
             if not raw.lower().startswith(("http://", "https://")):
                 self.malformed.append(Malformed(raw[:2000], "not an absolute URL", self.url))

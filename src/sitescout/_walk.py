@@ -14,14 +14,23 @@ import contextlib
 import itertools
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
 from ._budget import Budgets, BudgetTracker, order_children
 from ._crawl import Crawler, SitemapFound
 from ._discover import Discovery, discover, looks_like_sitemap_url, origin_of
+from ._errors import UsageError, check_whole
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
-from ._locale import base_prefix, filter_children, path_locale, prefix_warning, under_prefix
+from ._locale import (
+    base_prefix,
+    filter_children,
+    path_locale,
+    prefix_warning,
+    require_locale,
+    under_prefix,
+)
 from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
 from ._parse import SitemapParser
 from ._seen import SeenSet
@@ -33,6 +42,8 @@ BATCH_SIZE = 1000
 # A fetch timing out with less than this left before the deadline was cut by the deadline.
 _DEADLINE_SLACK = 0.1
 MAX_MALFORMED_KEPT = 1000
+# Workers are tasks with their own buffers: a huge count is a mistake, not a speed-up.
+MAX_CONCURRENCY = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,31 +62,71 @@ class WalkOptions:
     crawl: bool = False
     render: bool = False  # the crawl loads pages in headless Chromium
 
+    def __post_init__(self) -> None:
+        # Checked here, before any request: `concurrency=0` starts no worker and waits forever,
+        # and a bad locale would only surface mid-walk, inside the first sitemap index.
+        if self.sitemap is not None:
+            require_http_url(self.sitemap, "sitemap")
+        check_whole("concurrency", self.concurrency, low=1, high=MAX_CONCURRENCY)
+        for name, kind in (("fetch", FetchConfig), ("budgets", Budgets)):
+            if not isinstance(getattr(self, name), kind):
+                raise UsageError(f"{name} must be a {kind.__name__}, got {getattr(self, name)!r}")
+        if self.locale is not None:
+            if not isinstance(self.locale, str):
+                raise UsageError(f"locale must be a string, got {self.locale!r}")
+            require_locale(self.locale)
+        for name in ("alternates", "filter_locales", "ssrf_guard", "crawl", "render"):
+            if not isinstance(getattr(self, name), bool):
+                raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
+
+
+def require_http_url(value: object, name: str) -> str:
+    """`value` when it is an absolute http(s) URL; UsageError naming `name` otherwise."""
+    if not isinstance(value, str) or not value.lower().startswith(("http://", "https://")):
+        raise UsageError(f"{name} must be an http(s) URL, got {value!r}")
+    return value
+
 
 class _Done:
     """Sentinel closing the batch queue."""
 
 
 class _DocumentSink:
-    """Feeds one document's bytes to its parser and hands entries to the walk as they appear."""
+    """Feeds one document's bytes to its parser and hands entries to the walk as they appear.
+
+    The bytes are parsed in `drain()`, one decoded piece per turn of the event loop: a small
+    compressed read may inflate to megabytes, and parsing them all inside `feed()` would hold
+    the loop (timeouts, the deadline, Ctrl-C) for as long as that takes.
+    """
 
     def __init__(self, walk: Walk, parser: SitemapParser) -> None:
         self.walk = walk
         self.parser = parser
+        self.pending: deque[bytes] = deque()
 
     def feed(self, data: bytes) -> None:
-        self.parser.feed(data)
+        self.pending.append(data)
 
     async def drain(self) -> bool:
-        await self.walk._absorb(self.parser)
+        await self.parse_pending()
         return not self.walk._stop_urls
+
+    async def parse_pending(self) -> None:
+        pending = self.pending
+        while pending and not self.walk._stop_urls:
+            self.parser.feed(pending.popleft())
+            await self.walk._absorb(self.parser)
+            if pending:
+                await asyncio.sleep(0)
 
 
 class Walk:
     """One walk of one site. Iterate it (`async for batch in walk`), then read `report`."""
 
     def __init__(self, url: str, options: WalkOptions | None = None) -> None:
-        self.url = url
+        self.url = require_http_url(url, "site URL")
+        if options is not None and not isinstance(options, WalkOptions):
+            raise UsageError(f"options must be a WalkOptions, got {options!r}")
         self.options = options or WalkOptions()
         self.report = WalkReport()
         self.discovery: Discovery | None = None
@@ -284,20 +335,26 @@ class Walk:
             return
         record = DocumentRecord(url=url, depth=depth)
         self.report.documents.append(record)
-        parsers: list[SitemapParser] = []
+        sinks: list[_DocumentSink] = []
 
         def sink_for(resp: Response) -> _DocumentSink:
-            parsers.append(SitemapParser(resp.final_url, depth=depth))
-            return _DocumentSink(self, parsers[-1])
+            sinks.append(_DocumentSink(self, SitemapParser(resp.final_url, depth=depth)))
+            return sinks[-1]
 
         time_limit = self._time_limit()
         resp = await self._fetcher.fetch(url, sink_for, time_limit=time_limit)
         if self._deadline_cut(resp):
             self._budget.mark_hit("deadline")
             self._budget_bound()
-        parser = parsers[-1] if parsers else None
+        parser = sinks[-1].parser if sinks else None
         if parser is not None:
-            parser.close()
+            if resp.error is None or resp.error.error_class != "TimeoutError":
+                await sinks[-1].parse_pending()  # what arrived after the last drain (cut, flush)
+            if resp.truncated or resp.error is not None:
+                parser.note_truncated()  # its last line may be a fragment, not a URL
+            for _step in parser.closing():  # salvage emits its finds here: let the loop run
+                await self._absorb(parser)
+                await asyncio.sleep(0)
             await self._absorb(parser)
         self._settle(record, resp, parser, probe)
         if parser is not None and parser.kind == "sitemapindex":
@@ -345,7 +402,8 @@ class Walk:
             why = next((n for n in parser.notes if n.startswith("not a sitemap")), "not a sitemap")
             self._record_failure(record, why, "NotASitemap", partial=record.depth > 1)
         elif parser is not None and parser.errors:
-            record.error = "malformed XML: " + "; ".join(parser.errors[:3])
+            what = "malformed text sitemap" if parser.kind == "text" else "malformed XML"
+            record.error = f"{what}: " + "; ".join(parser.errors[:3])
             record.error_class = None
             self.report.errors.append(record)
         log.debug("document %s: %s %s %d bytes", record.url, record.status, record.kind, resp.bytes)
