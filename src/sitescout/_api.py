@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -11,27 +13,51 @@ from ._discover import Discovery, discover, probe
 from ._errors import UsageError
 from ._http import AddressGuard, FetchConfig, Fetcher
 from ._urls import normalize_url
-from ._walk import SyncEntries, Walk, WalkOptions
+from ._walk import SyncEntries, Walk, WalkOptions, require_http_url
+
+_WALK_FIELDS = frozenset(WalkOptions.__dataclass_fields__)
+_FETCH_FIELDS = frozenset(FetchConfig.__dataclass_fields__)
+_BUDGET_FIELDS = frozenset(Budgets.__dataclass_fields__)
+
+
+def _unknown(name: str, known: Iterable[str]) -> UsageError:
+    guess = difflib.get_close_matches(name, sorted(known), n=1)
+    hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+    return UsageError(f"unknown option {name!r}{hint}")
 
 
 def _options(options: WalkOptions | None, kwargs: dict[str, Any]) -> WalkOptions:
-    opts = options or WalkOptions()
-    fetch_fields = {k: kwargs.pop(k) for k in list(kwargs) if k in FetchConfig.__dataclass_fields__}
-    budget_fields = {k: kwargs.pop(k) for k in list(kwargs) if k in Budgets.__dataclass_fields__}
-    try:
-        if fetch_fields:
-            opts = replace(opts, fetch=replace(opts.fetch, **fetch_fields))
-        if budget_fields:
-            opts = replace(opts, budgets=replace(opts.budgets, **budget_fields))
-        return replace(opts, **kwargs) if kwargs else opts
-    except TypeError as exc:
-        raise UsageError(str(exc)) from exc
+    """`options` with the keyword arguments applied; every value is checked here, up front."""
+    if options is not None and not isinstance(options, WalkOptions):
+        raise UsageError(f"options must be a WalkOptions, got {options!r}")
+    known = _WALK_FIELDS | _FETCH_FIELDS | _BUDGET_FIELDS
+    for name in kwargs:
+        if name not in known:
+            raise _unknown(name, known)
+    own = {k: v for k, v in kwargs.items() if k in _WALK_FIELDS}
+    # WalkOptions' own fields first, so `fetch=FetchConfig(...), timeout=5` keeps both.
+    opts = replace(options or WalkOptions(), **own)
+    fetch = _fetch_config(opts.fetch, {k: v for k, v in kwargs.items() if k in _FETCH_FIELDS})
+    budget_fields = {k: v for k, v in kwargs.items() if k in _BUDGET_FIELDS}
+    budgets = replace(opts.budgets, **budget_fields) if budget_fields else opts.budgets
+    if fetch is opts.fetch and budgets is opts.budgets:
+        return opts
+    return replace(opts, fetch=fetch, budgets=budgets)
 
 
-def _check_url(url: str) -> str:
-    if not url.lower().startswith(("http://", "https://")):
-        raise UsageError(f"not an http(s) URL: {url!r}")
-    return url
+def _fetch_config(config: FetchConfig | None, fields: dict[str, Any]) -> FetchConfig:
+    if config is not None and not isinstance(config, FetchConfig):
+        raise UsageError(f"config must be a FetchConfig, got {config!r}")
+    for name in fields:
+        if name not in _FETCH_FIELDS:
+            raise _unknown(name, _FETCH_FIELDS)
+    if not fields:
+        return config or FetchConfig()
+    return replace(config or FetchConfig(), **fields)
+
+
+def _check_url(url: object) -> str:
+    return require_http_url(url, "site URL")
 
 
 def walk(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Walk:
@@ -53,10 +79,17 @@ def iter_urls(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Sy
 
 
 async def discover_sitemaps_async(
-    url: str, *, sitemap: str | None = None, config: FetchConfig | None = None
+    url: str, *, sitemap: str | None = None, config: FetchConfig | None = None, **kwargs: Any
 ) -> Discovery:
-    """Run the §2 chain and return where the walk would start (robots, well-known probes)."""
-    async with Fetcher(config, guard=AddressGuard(_check_url(url))) as fetcher:
+    """Run the §2 chain and return where the walk would start (robots, well-known probes).
+
+    Keyword arguments are fields of `FetchConfig` applied on top of `config`.
+    """
+    url = _check_url(url)
+    if sitemap is not None:
+        require_http_url(sitemap, "sitemap")
+    config = _fetch_config(config, kwargs)
+    async with Fetcher(config, guard=AddressGuard(url)) as fetcher:
         found = await discover(fetcher, url, sitemap)
         if found.sitemaps:
             return found
@@ -71,7 +104,7 @@ async def discover_sitemaps_async(
 
 
 def discover_sitemaps(
-    url: str, *, sitemap: str | None = None, config: FetchConfig | None = None
+    url: str, *, sitemap: str | None = None, config: FetchConfig | None = None, **kwargs: Any
 ) -> Discovery:
     """Sync twin of `discover_sitemaps_async`."""
-    return asyncio.run(discover_sitemaps_async(url, sitemap=sitemap, config=config))
+    return asyncio.run(discover_sitemaps_async(url, sitemap=sitemap, config=config, **kwargs))

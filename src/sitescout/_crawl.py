@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -47,7 +48,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ._discover import read_robots
-from ._errors import ContentTypeError, EmptyPageError, FetchError, UsageError
+from ._errors import ContentTypeError, EmptyPageError, FetchError, UsageError, check_whole
 from ._html import MAX_HTML_BYTES, PageInfo, looks_like_html, parse_page
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
 from ._models import SITEMAP_KINDS
@@ -411,8 +412,16 @@ class Crawler:
     ) -> None:
         if not start_url.lower().startswith(("http://", "https://")):
             raise UsageError(f"not an http(s) URL: {start_url!r}")
-        if max_pages < 1 or max_depth < 0 or concurrency < 1:
-            raise UsageError("max_pages and concurrency must be >= 1, max_depth >= 0")
+        check_whole("max_pages", max_pages, low=1)
+        check_whole("max_depth", max_depth, low=0)
+        check_whole("concurrency", concurrency, low=1)
+        # A spent deadline is fine (the walk passes what is left of its own); NaN never expires.
+        if deadline is not None and (
+            isinstance(deadline, bool)
+            or not isinstance(deadline, int | float)
+            or math.isnan(deadline)
+        ):
+            raise UsageError(f"deadline must be a number of seconds, got {deadline!r}")
         self.start_url = normalize_url(start_url)
         self.config = config or (fetcher.config if fetcher else FetchConfig())
         self.max_pages = min(max_pages, MAX_PAGES)

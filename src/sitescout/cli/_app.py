@@ -20,8 +20,8 @@ from .._budget import Budgets
 from .._errors import UsageError
 from .._http import FetchConfig
 from .._locale import path_locale
-from .._models import WalkReport
-from .._walk import WalkOptions
+from .._models import Entry, WalkReport
+from .._walk import MAX_CONCURRENCY, WalkOptions
 
 app = typer.Typer(
     add_completion=False,
@@ -36,7 +36,9 @@ EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
 # -- shared options ------------------------------------------------------------------------
 
 UserAgent = Annotated[str, typer.Option(help="User-Agent sent with every request.")]
-Concurrency = Annotated[int, typer.Option(min=1, max=64, help="Documents in flight per host.")]
+Concurrency = Annotated[
+    int, typer.Option(min=1, max=MAX_CONCURRENCY, help="Documents in flight per host.")
+]
 Timeout = Annotated[float, typer.Option(min=0.1, help="Total seconds allowed per document.")]
 MaxDepth = Annotated[int | None, typer.Option(min=1, help="Deepest sitemap level (root = 1).")]
 MaxFetches = Annotated[int | None, typer.Option(min=1, help="Sitemap fetch attempts allowed.")]
@@ -169,6 +171,34 @@ def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
         err.print(f"  error: {doc.url}: {doc.error}", markup=False)
     if report.partial:
         err.print("partial result: " + "; ".join(report.partial_reasons), markup=False)
+
+
+class Tally:
+    """The entries a command has passed on (written, or counted into groups).
+
+    The walk counts an entry when it finds it; after Ctrl-C some of those were still queued
+    inside the walk and never reached the command, so the summary takes its counts from here.
+    """
+
+    def __init__(self) -> None:
+        self.urls = 0
+        self.alternates = 0
+
+    @property
+    def total(self) -> int:
+        return self.urls + self.alternates
+
+    def add(self, batch: list[Entry]) -> None:
+        alternates = sum(1 for e in batch if e.alternate_of is not None)
+        self.alternates += alternates
+        self.urls += len(batch) - alternates
+
+    def settle(self, report: WalkReport) -> None:
+        """Make `report` count what was passed on, noting what the walk found beyond it."""
+        dropped = report.urls + report.alternates - self.total
+        if dropped > 0:
+            report.notes.append(f"{dropped:,} URLs found but not passed on before the interruption")
+        report.urls, report.alternates = self.urls, self.alternates
 
 
 def exit_code(report: WalkReport) -> int:

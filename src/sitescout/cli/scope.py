@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import typer
@@ -21,9 +20,8 @@ from rich.text import Text
 from .._api import walk as start_walk
 from .._discover import origin_of
 from .._errors import UsageError
-from .._groups import OTHER, PathGroup, group_by_path_prefix
+from .._groups import OTHER, PathGroup, PathGrouper
 from .._http import DEFAULT_USER_AGENT, FetchConfig
-from .._models import Entry
 from .._scope import SCOPE_FETCH, ScopeEstimate, estimate_scope
 from .._walk import Walk
 from ._app import (
@@ -40,6 +38,7 @@ from ._app import (
     MaxUrls,
     Quiet,
     Sitemap,
+    Tally,
     Timeout,
     UserAgent,
     Verbose,
@@ -213,13 +212,11 @@ def groups_json(groups: list[PathGroup], walk: Walk, depth: int) -> dict[str, An
     }
 
 
-async def _collect(walk: Walk, depth: int, progress: WalkProgress) -> list[PathGroup]:
-    async def batches() -> AsyncIterator[list[Entry]]:
-        async for batch in walk:
-            progress.update(walk.report)
-            yield batch
-
-    return [g async for g in group_by_path_prefix(batches(), depth)]
+async def _collect(walk: Walk, grouper: PathGrouper, tally: Tally, progress: WalkProgress) -> None:
+    async for batch in walk:
+        grouper.add_all(e.url for e in batch)
+        tally.add(batch)
+        progress.update(walk.report)
 
 
 @app.command()
@@ -265,14 +262,17 @@ def groups(
             crawl=crawl,
         )
         walk = start_walk(url, options)
+        grouper = PathGrouper(depth)
     except (UsageError, ValueError) as exc:
         raise _usage_error(exc) from None
-    found: list[PathGroup] = []
+    tally = Tally()
     with WalkProgress(not quiet and not as_json) as progress:
         try:
-            found = asyncio.run(_collect(walk, depth, progress))
-        except KeyboardInterrupt:
+            asyncio.run(_collect(walk, grouper, tally, progress))
+        except KeyboardInterrupt:  # the groups so far are still the answer
             walk.report.mark_partial("interrupted")
+    tally.settle(walk.report)
+    found = grouper.groups()
     if as_json:
         sys.stdout.write(json.dumps(groups_json(found, walk, depth), indent=2) + "\n")
     else:

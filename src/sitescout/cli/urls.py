@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
+import os
+import signal
+import stat
 import sys
+import tempfile
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, Annotated, NoReturn
 
 import typer
 
@@ -21,6 +26,7 @@ from .._models import Entry
 from .._table import COLUMNS, ParquetWriter
 from .._walk import Walk
 from ._app import (
+    EXIT_NOTHING,
     EXIT_OK,
     EXIT_USAGE,
     Concurrency,
@@ -34,6 +40,7 @@ from ._app import (
     Quiet,
     Render,
     Sitemap,
+    Tally,
     Timeout,
     UserAgent,
     Verbose,
@@ -135,21 +142,98 @@ class _Writer:
         )
 
 
-@contextmanager
-def _open_output(path: Path | None, fmt: Format) -> Iterator[IO[str]]:
-    if fmt is Format.parquet:
-        yield sys.stdout  # the Parquet writer owns the file; nothing goes to stdout
-        return
-    if path is None or str(path) == "-":
-        yield sys.stdout
-        return
-    with path.open("w", encoding="utf-8", newline="") as fh:
-        yield fh
+class _Output:
+    """Where the entries go: stdout, or the `-o` file.
+
+    The file is streamed into a temporary sibling and renamed over the destination at the end,
+    and only when the run has something to put there (entries, or a complete walk that found
+    none): a run that finds nothing, fails or is interrupted before its first entry leaves an
+    existing file as it was, and no reader ever sees a half-written file — a Parquet file has
+    no footer until it is closed. After Ctrl-C the entries written so far are kept.
+    """
+
+    def __init__(self, path: Path | None, fmt: Format) -> None:
+        self.path = path
+        self.temp: Path | None = None
+        self._file: IO[str] | None = None
+        self._parquet: ParquetWriter | None = None
+        try:
+            target = self._start(path)
+            if fmt is Format.parquet:
+                if target is None:
+                    raise UsageError("--format parquet needs --output FILE")
+                self._parquet = ParquetWriter(target)
+                out: IO[str] = sys.stdout  # the Parquet writer owns the file
+            elif target is None:
+                out = sys.stdout
+            else:
+                out = self._file = target.open("w", encoding="utf-8", newline="")
+            self.writer = _Writer(out, fmt, self._parquet)
+        except BaseException:
+            self.close(keep=False)
+            raise
+
+    def _start(self, path: Path | None) -> Path | None:
+        if path is None:
+            return None
+        if path.exists() and not path.is_file():
+            self.path = None  # a FIFO or a device (/dev/stdout) cannot be replaced: write to it
+            return path
+        final = Path(os.path.realpath(path))  # through a symlink: replace its target, not it
+        fd, name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+        os.close(fd)
+        self.path, self.temp = final, Path(name)
+        os.chmod(name, _mode_for(final))
+        return self.temp
+
+    def write(self, batch: list[Entry]) -> None:
+        self.writer.write(batch)
+
+    def close(self, *, keep: bool) -> None:
+        """Finish the file and put it in place (`keep`), or drop it and leave the old one."""
+        parquet, file, self._parquet, self._file = self._parquet, self._file, None, None
+        try:
+            if parquet is not None:
+                parquet.close()
+            if file is not None:
+                file.close()
+            elif self.temp is None:
+                sys.stdout.flush()
+            if self.temp is not None and self.path is not None and keep:
+                os.replace(self.temp, self.path)
+                self.temp = None
+        finally:
+            if self.temp is not None:
+                self.temp.unlink(missing_ok=True)
 
 
-async def _stream(walk: Walk, writer: _Writer, progress: WalkProgress) -> None:
+def _mode_for(path: Path) -> int:
+    """The permissions the output gets: the old file's, or what a plain `open` would give."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def _holding_interrupts() -> Iterator[None]:
+    """Ctrl-C is ignored while the output is finished, so a second one cannot tear the file."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+async def _stream(walk: Walk, output: _Output, tally: Tally, progress: WalkProgress) -> None:
     async for batch in walk:
-        writer.write(batch)
+        output.write(batch)
+        tally.add(batch)
         progress.update(walk.report)
 
 
@@ -182,6 +266,7 @@ def urls(
     """Stream the site's full URL inventory: JSON lines (default), CSV, or Parquet to a file."""
     setup_logging(verbose)
     check_render(render)
+    to_file = output if output is not None and str(output) != "-" else None
     try:
         options = inventory_options(
             url,
@@ -200,25 +285,43 @@ def urls(
             render=render,
         )
         walk = start_walk(url, options)
-        parquet = None
-        if format is Format.parquet:
-            if output is None or str(output) == "-":
-                raise UsageError("--format parquet needs --output FILE")
-            parquet = ParquetWriter(output)
+        out = _Output(to_file, format)
     except (UsageError, ValueError) as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
-    with _open_output(output, format) as out, WalkProgress(not quiet) as progress:
+    except OSError as exc:
+        err.print(f"error: cannot write {output}: {exc.strerror or exc}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    tally = Tally()
+    try:
+        with WalkProgress(not quiet) as progress:
+            asyncio.run(_stream(walk, out, tally, progress))
+    except KeyboardInterrupt:
+        walk.report.mark_partial("interrupted")
+    except BrokenPipeError:  # `| head` closed the pipe: stop quietly
+        sys.stderr.close()
+        raise typer.Exit(EXIT_OK) from None
+    except OSError as exc:  # a full disk, a vanished directory
+        _write_failed(out, output, exc)
+    except BaseException:
+        with _holding_interrupts():
+            out.close(keep=tally.total > 0)
+        raise
+    tally.settle(walk.report)
+    code = exit_code(walk.report)
+    with _holding_interrupts():
         try:
-            asyncio.run(_stream(walk, _Writer(out, format, parquet), progress))
-        except KeyboardInterrupt:
-            walk.report.mark_partial("interrupted")
-        except BrokenPipeError:  # `| head` closed the pipe: stop quietly
-            sys.stderr.close()
-            raise typer.Exit(EXIT_OK) from None
-        finally:
-            if parquet is not None:
-                parquet.close()
-        out.flush()
+            out.close(keep=tally.total > 0 or code == EXIT_OK)
+        except OSError as exc:
+            _write_failed(out, output, exc)
     print_summary(walk.report, as_json=as_json, quiet=quiet)
-    raise typer.Exit(exit_code(walk.report))
+    raise typer.Exit(code)
+
+
+def _write_failed(out: _Output, output: Path | None, exc: OSError) -> NoReturn:
+    """The output cannot be written: drop what is half written, keep an old file, exit 3."""
+    with contextlib.suppress(OSError):
+        out.close(keep=False)
+    where = "stdout" if output is None or str(output) == "-" else str(output)
+    err.print(f"error: cannot write {where}: {exc.strerror or exc}", markup=False)
+    raise typer.Exit(EXIT_NOTHING)
