@@ -24,7 +24,15 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 
-test: lint
+# protego's sdist ships 4,231 real robots.txt files (tests/test_data/); downloaded once, read by
+# tests/test_robots_corpus.py straight from the tarball.
+ROBOTS_CORPUS := $(VENV)/corpus/protego-0.7.0.tar.gz
+
+$(ROBOTS_CORPUS): | $(BIN)/python
+	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: --dest $(VENV)/corpus protego==0.7.0
+	test -f $@ && touch $@
+
+test: lint $(ROBOTS_CORPUS)
 	$(BIN)/python -m pytest
 
 clean:

@@ -11,6 +11,11 @@ libxml2's limit (2,048 levels in huge mode; 256 otherwise, which real pages with
 reach) ends parsing there with a note: what came before is kept. Huge mode only lifts libxml2's
 limits on single text nodes and depth; the byte cap is what bounds the work.
 
+Within the cap the work per byte is bounded too: libxml2 checks each attribute of a tag against
+the earlier ones, so a tag's attributes beyond `MAX_ATTRIBUTES` are cut before it parses (with a
+note); the title outside `<svg>` is found in one walk, and a title's, description's or heading's
+text is read from at most `MAX_TEXT_SCAN` characters of it, however deeply headings nest.
+
 Decoding follows what browsers do, simplified (WHATWG encoding sniffing): a BOM, then the
 `charset` of the Content-Type header, then a `<meta charset>` in the first 2 KiB, then UTF-8 if the
 bytes are valid UTF-8, else windows-1252 (which is also what `iso-8859-1` and `ascii` labels mean).
@@ -41,6 +46,9 @@ MAX_HTML_BYTES = 5 * (1 << 20)  # parsed at most; the rest of a bigger page is i
 MAX_LINKS_KEPT = 10_000  # per list; counts stay exact beyond it
 MAX_HEADINGS = 500
 MAX_TEXT = 1_000  # characters kept of a title, description or heading
+MAX_ATTRIBUTES = 100  # per tag; libxml2 compares each new attribute name with all earlier ones
+# Characters read for a title, description or heading (and elements, for a heading).
+MAX_TEXT_SCAN = 2 * MAX_TEXT
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -54,7 +62,7 @@ _META_CHARSET = re.compile(
 # WHATWG: these labels mean windows-1252; a UTF-16 label inside the document means UTF-8.
 _ENCODING_ALIASES = {"iso8859-1": "cp1252", "ascii": "cp1252"}  # codecs.lookup() names
 _PROLOG = re.compile(
-    r"\A\s*(?:<\?xml[^>]{0,1000}>\s*)?(?:<!--.*?-->\s*)*(?:<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>)?",
+    r"\A\s*+(?:<\?xml[^>]{0,1000}>\s*+)?(?:<!--.*?-->\s*+)*+(?:<!DOCTYPE[^\[>]*+(?:\[.*?\])?\s*+>)?",
     re.I | re.S,
 )
 _INVALID_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -62,6 +70,18 @@ _HTML_START = re.compile(
     rb"\s*(?:<\?xml[^>]{0,1000}>\s*)?(?:<!--.*?-->\s*)*"
     rb"<(?:!doctype\s+html|html|head|body|title|meta)\b",
     re.I | re.S,
+)
+# A start tag as the HTML tokenizer reads it, closely enough to count its attributes: values
+# may hold `<` and `>`. Every quantifier is possessive, so each character is looked at a bounded
+# number of times whatever the markup.
+_ATTRIBUTE = r"""[\s/]*+[^\s/>][^\s/>=]*+(?>\s*+=\s*+(?>"[^"]*+"|'[^']*+'|[^\s>]*+))?"""
+_TAG_NAME = r"<[A-Za-z][^\s/>]*+"
+_TAG_START = re.compile(_TAG_NAME)
+_ATTRIBUTE_ONE = re.compile(_ATTRIBUTE)
+# Runs of text and of tags with few attributes, or else one tag with any number of them.
+_MARKUP = re.compile(
+    rf"(?:[^<]++|<(?![A-Za-z])|{_TAG_NAME}(?:{_ATTRIBUTE}){{0,{MAX_ATTRIBUTES}}}+[\s/]*+(?:>|\Z))++"
+    rf"|(?P<crowded>{_TAG_NAME}(?:{_ATTRIBUTE})*+[\s/]*+>?)"
 )
 _SPACES = re.compile(r"\s+")
 _INVISIBLE = ("script", "style", "noscript", "template")
@@ -111,7 +131,7 @@ class PageInfo:
 
     @property
     def is_empty(self) -> bool:
-        """No meaningful body (§12 `EmptyPageError`): no text, link, image, form or frame.
+        """No meaningful body (an `EmptyPageError`): no text, link, image, form or frame.
 
         A title alone does not count: a JavaScript app's shell has one and nothing else.
         """
@@ -185,6 +205,11 @@ def parse_page(body: bytes, url: str, content_type: str | None = None) -> PageIn
     text = _INVALID_CHARS.sub("", text[prolog.end() :] if prolog else text)
     if not text.strip():
         return info
+    text, crowded = _cap_attributes(text)
+    if crowded:
+        info.notes.append(
+            f"{crowded} tags had over {MAX_ATTRIBUTES} attributes: only the first ones were read"
+        )
     parser = _parser()
     try:
         doc = lxml.html.document_fromstring(text, parser=parser)
@@ -196,6 +221,28 @@ def parse_page(body: bytes, url: str, content_type: str | None = None) -> PageIn
     _read_head(doc, info)
     _read_body(doc, info)
     return info
+
+
+def _cap_attributes(text: str) -> tuple[str, int]:
+    """`text` with every tag cut after its first `MAX_ATTRIBUTES` attributes; how many were cut."""
+    crowded = 0
+
+    def cap(match: re.Match[str]) -> str:
+        nonlocal crowded
+        tag = match.group(0)
+        if match.group("crowded") is None:
+            return tag
+        crowded += 1
+        name = _TAG_START.match(tag)
+        pos = name.end() if name is not None else 0
+        for _ in range(MAX_ATTRIBUTES):
+            attribute = _ATTRIBUTE_ONE.match(tag, pos)
+            if attribute is None:
+                break
+            pos = attribute.end()
+        return tag[:pos] + ">"
+
+    return _MARKUP.sub(cap, text), crowded
 
 
 def _read_head(doc: Any, info: PageInfo) -> None:
@@ -223,13 +270,22 @@ def _title(doc: Any) -> str | None:
     head = doc.find("head")
     title = head.find("title") if head is not None else None
     if title is None:
-        # A `<title>` inside `<svg>` names a drawing, not the page.
-        title = next((t for t in doc.iter("title") if not _in_svg(t)), None)
+        title = _title_outside_svg(doc)
     return _clean(title.text_content()) if title is not None else None
 
 
-def _in_svg(el: Any) -> bool:
-    return any(a.tag == "svg" for a in el.iterancestors())
+def _title_outside_svg(doc: Any) -> Any:
+    """The first `<title>` not inside an `<svg>`, which names a drawing, not the page.
+
+    One walk that counts the open `<svg>`s: asking each title for its ancestors is titles x depth.
+    """
+    open_svgs = 0
+    for event, el in etree.iterwalk(doc, events=("start", "end"), tag=("svg", "title")):
+        if el.tag == "svg":
+            open_svgs += 1 if event == "start" else -1
+        elif event == "start" and open_svgs == 0:
+            return el
+    return None
 
 
 def _read_body(doc: Any, info: PageInfo) -> None:
@@ -247,7 +303,7 @@ def _read_body(doc: Any, info: PageInfo) -> None:
         elif tag == "iframe":
             info.iframes += 1
         elif len(info.headings) < MAX_HEADINGS:
-            text = _clean(el.text_content())
+            text = _clean(_heading_text(el))
             if text:
                 info.headings.append(Heading(int(tag[1]), text))
     info.text_length = _visible_text_length(doc)
@@ -283,6 +339,22 @@ class _Links:
             kept.append(url)
 
 
+def _heading_text(heading: Any) -> str:
+    """The start of a heading's text: `text_content()` would read all of it, for every heading
+    of a nest of them, which is headings x content."""
+    parts: list[str] = []
+    chars = steps = MAX_TEXT_SCAN
+    for event, el in etree.iterwalk(heading, events=("start", "end")):
+        piece = el.text if event == "start" else el.tail if el is not heading else None
+        if piece:
+            parts.append(piece[:chars])
+            chars -= len(parts[-1])
+        steps -= 1
+        if chars <= 0 or steps <= 0:
+            break
+    return "".join(parts)
+
+
 def _visible_text_length(doc: Any) -> int:
     body = doc.find("body")
     root = body if body is not None else doc
@@ -293,5 +365,5 @@ def _visible_text_length(doc: Any) -> int:
 def _clean(value: str | None) -> str | None:
     if value is None:
         return None
-    text = _SPACES.sub(" ", value).strip()
+    text = _SPACES.sub(" ", value[:MAX_TEXT_SCAN]).strip()
     return text[:MAX_TEXT] if text else None
