@@ -8,76 +8,15 @@ regression fails instead of hanging.
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import signal
-import time
-from collections.abc import Callable, Iterator
-from types import FrameType
+from collections.abc import Callable
 
 import pytest
 
 from sitescout._html import MAX_ATTRIBUTES, MAX_HTML_BYTES, MAX_TEXT_SCAN, parse_page
 
+from .scaling import RUN_LIMIT, assert_linear, time_limit
+
 PAGE = "https://example.com/docs/page.html"
-MAX_RATIO = 5.0
-RUN_LIMIT = 20.0  # seconds of wall time for any one measured run; linear code needs < 1
-
-
-class TooSlow(
-    BaseException
-):  # not an Exception: code under test that catches those must not hide it
-    pass
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float, what: str) -> Iterator[None]:
-    """Fail with TooSlow when the block runs longer (checked between Python bytecodes)."""
-
-    def alarm(_signum: int, _frame: FrameType | None) -> None:
-        raise TooSlow(f"{what}: over {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def cpu_time(run: Callable[[], object], label: str) -> float:
-    gc.collect()  # each run starts from the same heap, so a collection lands in neither by luck
-    with time_limit(RUN_LIMIT, label):
-        start = time.process_time()
-        run()
-        return time.process_time() - start
-
-
-def assert_linear(
-    make: Callable[[int], object], read: Callable[[object], object], n: int, repeat: int = 1
-) -> None:
-    """CPU time to read 4n units of hostile input is at most MAX_RATIO times that for n.
-
-    The best of 3 runs per size, small and large taken in turns so that a busy spell of the
-    machine does not fall on one size only; on a shared machine a linear path still measures
-    up to x6 now and then, so a failing round is measured once more (a quadratic path stays at
-    x16). `repeat` reads each input that many times per run, for inputs read in a few ms.
-    """
-    small, large = make(n), make(4 * n)
-    t_small = t_large = float("inf")
-    for _ in range(2):
-        for _ in range(3):
-            t_small = min(t_small, cpu_time(lambda: [read(small) for _ in range(repeat)], f"n={n}"))
-            t_large = min(
-                t_large, cpu_time(lambda: [read(large) for _ in range(repeat)], f"n={4 * n}")
-            )
-        if t_large <= MAX_RATIO * t_small:
-            return
-    raise AssertionError(
-        f"n={n}: {t_small:.3f} s, n={4 * n}: {t_large:.3f} s "
-        f"(x{t_large / max(t_small, 1e-9):.1f}, allowed x{MAX_RATIO:g})"
-    )
 
 
 def read_page(body: object) -> object:

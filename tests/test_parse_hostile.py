@@ -10,13 +10,10 @@ documents from a real server on 127.0.0.1 and bound every walk in time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -26,34 +23,15 @@ from sitescout import Entry, WalkReport
 from sitescout._models import Malformed
 from sitescout._parse import SitemapParser
 
+from . import scaling
+from .scaling import time_limit
 from .server import RequestHandler, Site, gz, urlset
 
 DOC = "https://x.com/sitemap.xml"
 URLSET_OPEN = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
 URLSET = b'<?xml version="1.0" encoding="UTF-8"?>' + URLSET_OPEN
 DAMAGE = b"<url><loc>https://x.com/a</loc></url><url><loc a=>x</loc></url>"
-MAX_RATIO = 5.0
-RUN_LIMIT = 20.0  # seconds of wall time for any one measured parse; linear code needs < 1
-
-
-class TooSlow(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float, what: str) -> Iterator[None]:
-    """Fail with TooSlow when the block runs longer (the regex engine checks signals)."""
-
-    def alarm(_signum: int, _frame: FrameType | None) -> None:
-        raise TooSlow(f"{what}: over {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+RUN_LIMIT = scaling.RUN_LIMIT
 
 
 @dataclass
@@ -86,29 +64,9 @@ def feed_chunks(data: bytes, size: int | None, *, cut: bool = False) -> Parsed:
     return Parsed(parser.kind, entries + e, malformed + m, parser.errors)
 
 
-def cpu_time(run: Callable[[], object], repeat: int, label: str) -> float:
-    """CPU seconds per run of `repeat` runs timed together (long enough a block to measure)."""
-    with time_limit(RUN_LIMIT, label):
-        start = time.process_time()
-        for _ in range(repeat):
-            run()
-        return (time.process_time() - start) / repeat
-
-
 def assert_linear(make: Callable[[int], bytes], n: int, size: int | None, repeat: int = 1) -> None:
-    """CPU time for 4n units of hostile input is at most MAX_RATIO times that for n.
-
-    Best of 3 for each size, the sizes taking turns so that a change in the machine's load
-    affects both alike."""
-    small, large = make(n), make(4 * n)
-    t_small = t_large = float("inf")
-    for _ in range(3):
-        t_small = min(t_small, cpu_time(lambda: feed_chunks(small, size), repeat, f"n={n}"))
-        t_large = min(t_large, cpu_time(lambda: feed_chunks(large, size), repeat, f"n={4 * n}"))
-    assert t_large <= MAX_RATIO * t_small, (
-        f"{len(small)} bytes: {t_small:.4f} s, {len(large)} bytes: {t_large:.4f} s "
-        f"(x{t_large / max(t_small, 1e-9):.1f}, allowed x{MAX_RATIO:g})"
-    )
+    """Feeding 4n units of hostile input in `size`-byte chunks costs at most x5 that of n."""
+    scaling.assert_linear(make, lambda data: feed_chunks(data, size), n, repeat)
 
 
 # --------------------------------------------------------------------------- scaling

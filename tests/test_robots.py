@@ -11,8 +11,8 @@ from sitescout._discover import ROBOTS_TIMEOUT, read_robots, robots_time_limit
 from sitescout._http import FetchConfig, Fetcher
 from sitescout._robots import parse_robots, sitemap_lines
 
+from .scaling import assert_linear, time_limit
 from .server import Reply, RequestHandler, Site, sitemapindex, urlset
-from .test_html_hostile import assert_linear, time_limit
 
 BASE = "https://x.com/robots.txt"
 

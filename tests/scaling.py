@@ -1,0 +1,91 @@
+"""One way to prove that work grows linearly with hostile input: CPU time for 4n vs n.
+
+A quadratic path measures about x16 (or runs into `RUN_LIMIT`); linear code measures about x4,
+and on a busy 2-core machine up to x6 now and then. So each size is timed best-of-3 with the two
+sizes taking turns (a busy spell then falls on both), and a round over the limit is measured
+again, up to `ROUNDS` times: a real regression fails every round, noise does not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import signal
+import time
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import TypeVar
+
+MAX_RATIO = 5.0
+ROUNDS = 3
+T = TypeVar("T")
+RUN_LIMIT = 20.0  # seconds of wall time for one measured run; linear code needs well under 1
+MIN_BLOCK = 0.1  # CPU seconds: shorter blocks are mostly timer and scheduler noise
+
+
+class TooSlow(BaseException):
+    """Not an Exception: code under test that catches those must not swallow the alarm."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str) -> Iterator[None]:
+    """Raise TooSlow when the block runs longer (checked between bytecodes and in `re`)."""
+
+    def alarm(_signum: int, _frame: FrameType | None) -> None:
+        raise TooSlow(f"{what}: over {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def cpu_time(run: Callable[[], object], label: str, repeat: int = 1) -> float:
+    """CPU seconds per call of `run`, over `repeat` calls timed together.
+
+    The cyclic garbage collector is paused while timing: its full collections scan the whole
+    heap, so their cost follows how much the test itself allocates, not the code under test.
+    """
+    gc.collect()
+    gc.disable()
+    try:
+        with time_limit(RUN_LIMIT, label):
+            start = time.process_time()
+            for _ in range(repeat):
+                run()
+            return (time.process_time() - start) / repeat
+    finally:
+        gc.enable()
+
+
+def _calibrated(run: Callable[[], object], label: str, repeat: int) -> int:
+    """A repeat count that makes one timed block of `run` last at least MIN_BLOCK seconds."""
+    once = cpu_time(run, label, repeat)
+    if once * repeat >= MIN_BLOCK:
+        return repeat
+    return max(repeat, min(1000, int(MIN_BLOCK / max(once, 1e-6)) + 1))
+
+
+def assert_linear(
+    make: Callable[[int], T],
+    read: Callable[[T], object],
+    n: int,
+    repeat: int = 1,
+) -> None:
+    """`read(make(4n))` costs at most MAX_RATIO times `read(make(n))` in CPU time."""
+    small, large = make(n), make(4 * n)
+    repeat = _calibrated(lambda: read(small), f"n={n}", repeat)
+    t_small = t_large = float("inf")
+    for _ in range(ROUNDS):
+        for _ in range(3):
+            t_small = min(t_small, cpu_time(lambda: read(small), f"n={n}", repeat))
+            t_large = min(t_large, cpu_time(lambda: read(large), f"n={4 * n}", repeat))
+        if t_large <= MAX_RATIO * t_small:
+            return
+    raise AssertionError(
+        f"n={n}: {t_small:.4f} s, n={4 * n}: {t_large:.4f} s "
+        f"(x{t_large / max(t_small, 1e-9):.1f}, allowed x{MAX_RATIO:g})"
+    )
