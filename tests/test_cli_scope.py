@@ -52,7 +52,8 @@ def test_scope_table(site: Site) -> None:
     assert "2,000 – 100,000 URLs" in out
     assert "robots.txt" in out and "fetch" in out
     assert result.stderr == ""
-    assert site.total_hits() == 2
+    assert site.total_hits() == 4  # robots.txt, the sitemap, the two llms.txt candidates
+    assert "llms.txt" in out and "none" in out
 
 
 def test_scope_json(site: Site) -> None:

@@ -73,7 +73,8 @@ async def test_flat_urlset_of_100_is_counted_exactly(site: Site) -> None:
     assert est.root_url == f"{site.url}/"
     assert est.expected_duration_seconds == 5.0
     assert est.expected_duration_range == (5.0, 5.0)
-    assert site.hits == {"/robots.txt": 1, "/sitemap.xml": 1}
+    # Besides the sitemap: whether an llms.txt exists (two candidate paths for a root URL).
+    assert site.hits == {"/robots.txt": 1, "/sitemap.xml": 1, "/llms.txt": 1, "/docs/llms.txt": 1}
 
 
 async def test_index_of_531_children_reads_one_document_only(site: Site) -> None:
@@ -90,7 +91,8 @@ async def test_index_of_531_children_reads_one_document_only(site: Site) -> None
     assert est.transport == "fetch"
     assert site.hits["/robots.txt"] == 1
     assert site.hits["/sitemap_index.xml"] == 1
-    assert site.total_hits() == 2  # no child fetched
+    assert site.total_hits("/shards/") == 0  # no child fetched
+    assert site.total_hits() == 4  # robots.txt, the index, the two llms.txt candidates
 
 
 async def test_languages_from_child_paths(site: Site) -> None:
@@ -439,8 +441,10 @@ def test_ordinary_pages_are_not_challenges(body: str) -> None:
 @pytest.mark.parametrize(
     ("urls", "expected"),
     [
-        pytest.param(["https://x.com/fr/", "https://x.com/about"], ("fr",), id="first-segment"),
-        pytest.param(["https://x.com/dotnet/en-us/a"], ("en-us",), id="region-anywhere"),
+        # One locale alone is no evidence, first segment or region-qualified (`/to-do/`).
+        pytest.param(["https://x.com/fr/", "https://x.com/about"], (), id="first-segment-alone"),
+        pytest.param(["https://x.com/dotnet/en-us/a"], (), id="region-alone"),
+        pytest.param(["https://x.com/fr/", "https://x.com/de/a"], ("de", "fr"), id="first-pair"),
         pytest.param(["https://x.com/docs/id/123"], (), id="bare-deep-alone"),
         pytest.param(
             ["https://x.com/dotnet/fr/", "https://x.com/dotnet/de/"], ("de", "fr"), id="bare-pair"

@@ -47,6 +47,7 @@ from ._models import (
 )
 from ._parse import SitemapParser, parse_document
 from ._scope import ScopeEstimate, estimate_scope, estimate_scope_sync
+from ._table import to_arrow, to_arrow_async, to_pandas, to_pandas_async
 from ._urls import normalize_url, resolve_url
 from ._walk import Walk, WalkOptions
 
@@ -95,5 +96,9 @@ __all__ = [
     "parse_document",
     "parse_page",
     "resolve_url",
+    "to_arrow",
+    "to_arrow_async",
+    "to_pandas",
+    "to_pandas_async",
     "walk",
 ]

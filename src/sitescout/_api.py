@@ -81,7 +81,7 @@ def iter_urls(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Sy
 async def discover_sitemaps_async(
     url: str, *, sitemap: str | None = None, config: FetchConfig | None = None, **kwargs: Any
 ) -> Discovery:
-    """Run the §2 chain and return where the walk would start (robots, well-known probes).
+    """Find where a walk would start: robots.txt, then the well-known sitemap paths.
 
     Keyword arguments are fields of `FetchConfig` applied on top of `config`.
     """

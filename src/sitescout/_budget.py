@@ -31,7 +31,7 @@ BudgetName = Literal["max_depth", "max_fetches", "max_bytes", "max_urls", "deadl
 
 @dataclass(frozen=True)
 class Budgets:
-    """The optional limits of one walk (§5); None means unlimited.
+    """The optional limits of one walk; None means unlimited.
 
     `deadline` is wall-clock seconds from the start of the walk. Every set value must be positive:
     a zero or negative budget is the caller's mistake (UsageError, a ValueError), not a request to
@@ -52,7 +52,7 @@ class Budgets:
 
     @property
     def any_set(self) -> bool:
-        """Whether any budget is set (which also switches on priority ordering, §5)."""
+        """Whether any budget is set (which also switches on priority ordering of children)."""
         return any(getattr(self, spec.name) is not None for spec in fields(self))
 
 

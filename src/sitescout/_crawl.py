@@ -267,7 +267,7 @@ async def _classify(
 
 @dataclass(slots=True)
 class CrawledPage:
-    """One page the crawl requested. `error_class` is set (a §12 class name) when it failed."""
+    """One page the crawl requested; `error_class` names the `FetchError` class when it failed."""
 
     url: str  # the URL requested (normalized)
     final_url: str  # after redirects (normalized)
@@ -389,7 +389,7 @@ class Crawler:
     reads `<origin>/robots.txt` itself. `fetcher`: share the caller's client (its guard and
     per-host limits); by default the crawler opens its own, with an HTML `Accept` header and the
     SSRF guard rooted at `start_url` (unless `ssrf_guard=False`). `prefix`: follow only links
-    whose path starts with it (§7 base path). `deadline`: seconds after which no new page is
+    whose path starts with it (the base path). `deadline`: seconds after which no new page is
     requested.
     """
 

@@ -54,6 +54,8 @@ class ExtractOptions:
     sitemap: str | None = None
     locale: str | None = None
     crawl: bool = False  # find pages by following links even when there are sitemaps
+    source: str = "auto"  # where page URLs come from: auto, sitemap, llms, all (see WalkOptions)
+    llms_txt: str | None = None
     concurrency: int = 4
     fetch: FetchConfig = field(default_factory=FetchConfig)
     # None: the sampler preset (§5), or no budgets with --all.
@@ -148,6 +150,8 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
             ssrf_guard=options.ssrf_guard,
             crawl=options.crawl,
             render=options.render,
+            source=options.source,
+            llms_txt=options.llms_txt,
         ),
     )
     gathered = _Gather(url, options.locale or path_locale(url))
@@ -264,6 +268,8 @@ def discovery_record(plan: Plan, *, user_choice: str | None) -> dict[str, Any]:
     return {
         "source": report.source or "none",
         "sourceUrl": report.source_url,
+        # What the llms.txt lookup found, when there was one (source `llms.txt` or `all`).
+        "llmsTxt": None if report.llms is None else report.llms.as_dict(),
         "fetchedAt": now_iso(),
         **plan.selection.to_dict(),
         "walkedUrlCount": plan.discovered,

@@ -15,7 +15,7 @@ so that `en_us` and `en-US` never count as two distinct locales.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -28,6 +28,7 @@ __all__ = [
     "filter_children",
     "is_locale",
     "locale_matches",
+    "multilingual",
     "normalize_locale",
     "path_locale",
     "prefix_warning",
@@ -82,6 +83,17 @@ def normalize_locale(token: str) -> str | None:
     if len(subtag) == 4 and subtag not in _SCRIPTS:
         return None
     return f"{language}-{subtag}"
+
+
+# One locale alone proves nothing: `/it/`, `/sm/` or `sitemap-id.xml` are as likely a topic, a
+# section or an identifier. Two distinct ones side by side are a locale scheme.
+MIN_LOCALES = 2
+
+
+def multilingual(locales: Collection[str]) -> bool:
+    """Whether distinct locales seen at one place (an index's children, one path position) are
+    evidence of a locale scheme rather than a coincidental two-letter word."""
+    return len(locales) >= MIN_LOCALES
 
 
 def require_locale(value: str) -> str:
@@ -211,9 +223,14 @@ def filter_children(children: Sequence[str], preferred: str | None) -> LocaleFil
     detected = [sitemap_locale(child) for child in children]
     locales = frozenset(locale for locale in detected if locale is not None)
     matching = [locale is not None and locale_matches(wanted, locale) for locale in detected]
-    if len(locales) < 2 or not any(matching):
+    if not multilingual(locales) or not any(matching):
         return LocaleFilter(
-            list(children), [], locales, applied=False, preferred=wanted, fallback=len(locales) > 1
+            list(children),
+            [],
+            locales,
+            applied=False,
+            preferred=wanted,
+            fallback=multilingual(locales),
         )
     kept: list[str] = []
     skipped: list[str] = []
@@ -247,11 +264,14 @@ def under_prefix(page_url: str, prefix: str) -> bool:
     return path == bare or path.startswith(bare + "/")
 
 
-def prefix_warning(prefix: str, matched: int, examined: int) -> str | None:
+def prefix_warning(
+    prefix: str, matched: int, examined: int, *, source: str = "Sitemap"
+) -> str | None:
     """The narrow-prefix warning of §7, or None when the prefix matched at least 1 %.
 
     "Fewer than 1 %" is strict and computed on integers: 1 of 100 is silent, 1 of 101 warns.
-    Nothing examined means nothing to judge. Raises UsageError on impossible counts.
+    Nothing examined means nothing to judge. Raises UsageError on impossible counts. `source`
+    names where the URLs came from (`Sitemap`, `llms.txt`).
     """
     if matched < 0 or examined < 0 or matched > examined:
         raise UsageError(f"impossible prefix counts: {matched} of {examined}")
@@ -259,6 +279,6 @@ def prefix_warning(prefix: str, matched: int, examined: int) -> str | None:
         return None
     shown = prefix.rstrip("/") or "/"
     return (
-        f'Sitemap path prefix "{shown}" matched {matched} of {examined} examined same-site URLs '
+        f'{source} path prefix "{shown}" matched {matched} of {examined} examined same-site URLs '
         "(less than 1%); consider a broader base URL."
     )

@@ -8,12 +8,22 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from ._crawl import CrawlReport
 
-# "page": a page the link crawl requested, in `WalkReport.errors` when it failed.
-DocumentKind = Literal["urlset", "sitemapindex", "rss", "atom", "text", "not-a-sitemap", "page"]
+# "page": a page the link crawl requested, in `WalkReport.errors` when it failed; "llms": an
+# llms.txt or an aggregate file it links to.
+DocumentKind = Literal[
+    "urlset", "sitemapindex", "rss", "atom", "text", "not-a-sitemap", "page", "llms"
+]
 SITEMAP_KINDS: frozenset[str] = frozenset({"urlset", "sitemapindex", "rss", "atom", "text"})
 
 DiscoverySource = Literal[
-    "robots.txt", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "user", "bfs", "none"
+    "robots.txt",
+    "sitemap.xml",
+    "sitemap_index.xml",
+    "sitemap-index.xml",
+    "user",
+    "bfs",
+    "llms.txt",
+    "none",
 ]
 
 
@@ -51,7 +61,7 @@ class News:
 
 @dataclass(slots=True)
 class Entry:
-    """One page URL found in a sitemap (§1) or by the link crawl (§10).
+    """One page URL found in a sitemap or by the link crawl.
 
     `hreflang`/`alternate_of` are set only on entries that were yielded because they appeared
     as an hreflang alternate of another entry (`alternate_of` is that entry's URL).
@@ -74,6 +84,10 @@ class Entry:
     source: str = "sitemap"
     title: str | None = None
     canonical: str | None = None
+    # Pages listed by an llms.txt: the markdown copy it links to. `sources` is set when a walk
+    # merges sources (`source="all"`): every source that listed the URL, sitemap first.
+    md_url: str | None = None
+    sources: tuple[str, ...] = ()
 
     @property
     def is_alternate(self) -> bool:
@@ -111,8 +125,36 @@ _LEAF_KINDS = frozenset({"urlset", "rss", "atom", "text"})
 
 
 @dataclass(slots=True)
+class LlmsSummary:
+    """What reading a site's llms.txt found (also when it found none: `url` is None)."""
+
+    url: str | None = None
+    links: int = 0  # page URLs kept (same site, pages, de-duplicated), before base-path scoping
+    md_links: int = 0  # of those, links to a markdown copy (`.md`/`.mdx`)
+    aggregates: list[str] = field(default_factory=list)  # `.txt` files read one level deep
+    omitted: list[str] = field(default_factory=list)  # `.txt` files not read (too deep, too many)
+    dropped: dict[str, int] = field(default_factory=dict)  # links not kept, by reason
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # candidates and why not
+    cut: list[str] = field(default_factory=list)  # files cut at the size cap
+    in_scope: int = 0  # links under the base path (all of them without one)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "url": self.url,
+            "links": self.links,
+            "md_links": self.md_links,
+            "aggregates": list(self.aggregates),
+            "omitted": list(self.omitted),
+            "dropped": dict(self.dropped),
+            "rejected": [{"url": u, "why": w} for u, w in self.rejected],
+            "cut": list(self.cut),
+            "in_scope": self.in_scope,
+        }
+
+
+@dataclass(slots=True)
 class WalkReport:
-    """Everything a walk learned besides its entries (§1)."""
+    """Everything a walk learned besides its entries."""
 
     source: str | None = None
     source_url: str | None = None
@@ -133,6 +175,7 @@ class WalkReport:
     skipped_sitemaps: list[str] = field(default_factory=list)
     dropped_children: int = 0
     crawl: CrawlReport | None = None  # set when the link crawl ran (§10)
+    llms: LlmsSummary | None = None  # set when an llms.txt was looked for
     # Page URLs seen but not kept once max_urls bound (the rest of that document is not read).
     urls_cut: int = 0
 

@@ -201,7 +201,7 @@ class SitemapParser:
     """Parse one sitemap document fed in chunks.
 
     `url` is the document's final URL (after redirects): relative `<loc>` values resolve against
-    it (§4). `depth` is stamped on every entry as provenance.
+    it. `depth` is stamped on every entry as provenance.
     """
 
     def __init__(self, url: str, *, depth: int = 1) -> None:

@@ -26,16 +26,17 @@ from typing import Any, Literal
 
 from ._discover import (
     ROBOTS_MAX_BYTES,
-    ROBOTS_TIMEOUT,
     WELL_KNOWN,
+    LlmsReader,
     _TextSink,
     looks_like_sitemap_url,
     origin_of,
+    robots_time_limit,
 )
 from ._errors import UsageError
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
-from ._locale import base_prefix, normalize_locale, sitemap_locale
-from ._models import SITEMAP_KINDS, DocumentKind
+from ._locale import base_prefix, multilingual, normalize_locale, sitemap_locale
+from ._models import SITEMAP_KINDS, DocumentKind, LlmsSummary
 from ._parse import SitemapParser
 from ._robots import parse_robots
 from ._seen import SeenSet
@@ -76,7 +77,7 @@ SCOPE_FETCH = FetchConfig(timeout=10.0, retries=1, backoff=0.25, retry_after_cap
 
 @dataclass(frozen=True, slots=True)
 class ScopeEstimate:
-    """What `estimate_scope` learned (§9). Ranges are `(low, high)`; times are seconds.
+    """What `estimate_scope` learned. Ranges are `(low, high)`; times are seconds.
 
     `top_kind` is the kind of the top document read (None when none could be read);
     `sampled_children` counts the child sitemaps whose real size refined the range.
@@ -95,11 +96,14 @@ class ScopeEstimate:
     expected_duration_range: tuple[float, float] = (0.0, 0.0)
     top_kind: DocumentKind | None = None
     sampled_children: int = 0
+    # The site's llms.txt (None when there is none) and its page links, aggregates not read.
+    llms_txt: str | None = None
+    llms_links: int = 0
 
     @property
     def found(self) -> bool:
-        """Whether a top sitemap was read (the CLI exits 3 when not)."""
-        return self.top_kind is not None
+        """Whether a top sitemap or an llms.txt with links was read (the CLI exits 3 when not)."""
+        return self.top_kind is not None or self.llms_links > 0
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values (tuples become lists when dumped)."""
@@ -189,15 +193,16 @@ def _hreflang_locale(value: str) -> str | None:
 class LanguageTally:
     """The languages a site shows (§9 step 4), from the URLs and hreflang values the estimate saw.
 
-    Sure signs: an hreflang value, a sitemap file or directory locale (§7 rules), a locale as the
-    first path segment (`/fr/…`, as §7 reads a base URL), or a locale with a region or script in
-    any of the first three segments (`/dotnet/en-us/…`). A bare language deeper in the path
-    (`/dotnet/fr/…`) counts only when that position holds at least two distinct locales: alone,
-    `/docs/id/123` or `/users/my/` would read as Indonesian or Burmese.
+    An hreflang value names a language by definition. A locale read from a path or a sitemap's
+    name may be a word that only looks like one (`/it/` for IT, `/sm/leaf-1.xml.gz`,
+    `/docs/id/123`), so those count only with the evidence the locale rules (§7) ask for: at
+    least two distinct locales among the sitemaps' names and folders, or at one position of the
+    page paths (`/fr/…` beside `/de/…`, `/dotnet/en-us/…` beside `/dotnet/fr/…`).
     """
 
     def __init__(self) -> None:
         self._sure: set[str] = set()
+        self._sitemaps: set[str] = set()
         self._at: dict[int, set[str]] = {}
 
     def add_hreflang(self, value: str) -> None:
@@ -208,24 +213,20 @@ class LanguageTally:
     def add_sitemap(self, url: str) -> None:
         locale = sitemap_locale(url)
         if locale is not None:
-            self._sure.add(locale)
-        self.add_page(url)
+            self._sitemaps.add(locale)
 
     def add_page(self, url: str) -> None:
         segments = [s for s in url_path(url).split("/", LOCALE_SEGMENTS + 1) if s]
         for position, segment in enumerate(segments[:LOCALE_SEGMENTS]):
             locale = normalize_locale(segment) if len(segment) <= 10 else None
-            if locale is None:
-                continue
-            self._at.setdefault(position, set()).add(locale)
-            if position == 0 or "-" in locale:
-                self._sure.add(locale)
-            return
+            if locale is not None:
+                self._at.setdefault(position, set()).add(locale)
+                return
 
     def languages(self) -> tuple[str, ...]:
         found = set(self._sure)
-        for locales in self._at.values():
-            if len(locales) >= 2:
+        for locales in (self._sitemaps, *self._at.values()):
+            if multilingual(locales):
                 found |= locales
         return tuple(sorted(found))
 
@@ -347,9 +348,18 @@ def _why(resp: Response) -> str:
 class _Estimator:
     """One estimate: the §9 steps in order, every outcome written down as it happens."""
 
-    def __init__(self, url: str, sitemap: str | None, sample: int, seed: int | None) -> None:
+    def __init__(
+        self,
+        url: str,
+        sitemap: str | None,
+        sample: int,
+        seed: int | None,
+        llms_txt: str | None = None,
+    ) -> None:
         self.url = url
         self.sitemap = sitemap
+        self.llms_url = llms_txt
+        self.llms: LlmsSummary | None = None
         self.sample = sample
         self.rng = random.Random(seed)
         self.tally = LanguageTally()
@@ -371,6 +381,22 @@ class _Estimator:
         top = self.top
         if top is not None and top.kind == "sitemapindex" and top.picked:
             await self._sample(fetcher, top)
+        if not self.unreachable and (self.source != "user" or self.llms_url is not None):
+            await self._llms(fetcher)
+
+    async def _llms(self, fetcher: Fetcher) -> None:
+        """Whether the site publishes an llms.txt and how many page links it has (its aggregate
+        files are counted, not read: the estimate stays a few requests)."""
+        reader = LlmsReader(fetcher, self.url, self.llms_url, aggregates=False)
+        links = await reader.read()
+        self.llms = summary = reader.summary
+        if summary.url is None:
+            return
+        extra = f"; {len(summary.omitted)} aggregate files not read" if summary.omitted else ""
+        self.notes.append(f"llms.txt {summary.url}: {len(links):,} page links{extra}")
+        if (self.top is None or not self.top.is_sitemap) and links:
+            self.source, self.source_url = "llms.txt", summary.url
+            self.range = (len(links), len(links))
 
     # §9 step 1 (§2): a sitemap given directly, else robots.txt, else the well-known paths.
     async def _discover(self, fetcher: Fetcher) -> None:
@@ -391,7 +417,7 @@ class _Estimator:
         """Read robots.txt; True when it lists sitemaps."""
         robots_url = origin_of(self.url) + "/robots.txt"
         sink = _TextSink(ROBOTS_MAX_BYTES)
-        limit = min(ROBOTS_TIMEOUT, fetcher.config.timeout)
+        limit = robots_time_limit(fetcher.config)
         resp = await fetcher.fetch(robots_url, lambda _r: sink, time_limit=limit)
         if resp.status in BLOCKING_STATUSES:
             self._pushed_back(f"robots.txt answered HTTP {resp.status}")
@@ -549,6 +575,8 @@ class _Estimator:
             expected_duration_range=span,
             top_kind=top.kind if top is not None and top.is_sitemap else None,
             sampled_children=self.sampled,
+            llms_txt=self.llms.url if self.llms is not None else None,
+            llms_links=self.llms.links if self.llms is not None else 0,
         )
 
 
@@ -568,18 +596,22 @@ async def estimate_scope(
     sample: int = 0,
     seed: int | None = None,
     ssrf_guard: bool = True,
+    llms_txt: str | None = None,
 ) -> ScopeEstimate:
-    """Estimate what walking `url` would take (§9), in one or two requests.
+    """Estimate what walking `url` would take, in one or two requests.
 
     `url` is a site URL (discovery runs) or a sitemap URL (read directly, as is `sitemap`).
     `config` defaults to `SCOPE_FETCH` (10 s per document, one retry); robots.txt gets at most
     8 s. `sample=N` also reads N random children of a top index to refine the range; `seed`
     makes that choice repeatable. Raises `UsageError` for a bad argument, never for network
-    trouble: what failed is in `notes`.
+    trouble: what failed is in `notes`. The site's llms.txt is also looked for (`llms_txt`
+    names one), up to three more small requests.
     """
     _check(url, sitemap, sample)
+    if llms_txt is not None:
+        _check(llms_txt, None, 0)
     cfg = config or SCOPE_FETCH
-    run = _Estimator(url, sitemap, sample, seed)
+    run = _Estimator(url, sitemap, sample, seed, llms_txt)
     guard = AddressGuard(url) if ssrf_guard else None
     try:
         async with Fetcher(cfg, guard=guard) as fetcher:
@@ -598,10 +630,17 @@ def estimate_scope_sync(
     sample: int = 0,
     seed: int | None = None,
     ssrf_guard: bool = True,
+    llms_txt: str | None = None,
 ) -> ScopeEstimate:
     """Sync twin of `estimate_scope`, on a private event loop (not from inside a running loop)."""
     return asyncio.run(
         estimate_scope(
-            url, sitemap=sitemap, config=config, sample=sample, seed=seed, ssrf_guard=ssrf_guard
+            url,
+            sitemap=sitemap,
+            config=config,
+            sample=sample,
+            seed=seed,
+            ssrf_guard=ssrf_guard,
+            llms_txt=llms_txt,
         )
     )

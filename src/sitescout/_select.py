@@ -72,6 +72,7 @@ __all__ = [
     "Scope",
     "Scored",
     "Selection",
+    "lastmod_datetime",
     "questions",
     "render_selection",
     "score_path",
@@ -98,7 +99,7 @@ RULES: Final[dict[str, str]] = {
     "date-like-archive": "−3: /YYYY/MM/DD/, /YYYY-MM-DD/ or /YYYY/MM/",
     "version-test-marker": "−3: /vN/, a bare /2/ or /3/, or -old/-archive/-legacy/-deprecated",
     "auth-walled": "−5: /account, /dashboard, /admin, /login or /signin",
-    "page-type-checklist": "+8: the URL fills a slot of the page-type checklist (§11)",
+    "page-type-checklist": "+8: the URL fills a slot of the page-type checklist",
 }
 
 _VERSION_WORD = re.compile(r"(?:^|[-.])v[0-9]+(?:[-.]|$)")
@@ -230,8 +231,12 @@ def _number(value: float) -> float | int:
     return int(value) if value == int(value) else value
 
 
-def _lastmod_key(lastmod: str | None) -> float | None:
-    """A sortable timestamp of a §4 ISO 8601 lastmod (`2024`, `2024-05` too); None if unusable."""
+def lastmod_datetime(lastmod: str | None) -> datetime | None:
+    """The instant a §4 ISO 8601 lastmod names (`2024`, `2024-05` too); None if unusable.
+
+    A year or a month is its first day; a date or time without a zone is read as UTC. The one
+    reading of a lastmod: the sampler sorts by it, the DataFrames' `lastmod` column holds it.
+    """
     if not lastmod:
         return None
     value = lastmod.strip()
@@ -241,8 +246,19 @@ def _lastmod_key(lastmod: str | None) -> float | None:
         value += "-01"
     try:
         moment = datetime.fromisoformat(value)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)  # a date without a zone: read as UTC
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)  # a date without a zone: read as UTC
+    return moment
+
+
+def _lastmod_key(lastmod: str | None) -> float | None:
+    """A sortable timestamp of a lastmod; None if unusable."""
+    moment = lastmod_datetime(lastmod)
+    if moment is None:
+        return None
+    try:
         return moment.timestamp()
     except (ValueError, OverflowError):
         return None

@@ -135,7 +135,7 @@ def resolve_url(raw: str, base: str) -> str | None:
 
 
 def normalize_url(url: str) -> str:
-    """Apply §6 rules 1-6 (see the module docstring). Idempotent, never raises."""
+    """Normalize one URL (the rules are in the module docstring). Idempotent, never raises."""
     if _is_clean(url):
         return url
     try:

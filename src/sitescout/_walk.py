@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 
 from ._budget import Budgets, BudgetTracker, order_children
 from ._crawl import Crawler, SitemapFound
-from ._discover import Discovery, discover, looks_like_sitemap_url, origin_of
+from ._discover import Discovery, LlmsReader, discover, looks_like_sitemap_url, origin_of
 from ._errors import UsageError, check_whole
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
+from ._llms import SOURCE as LLMS
+from ._llms import LlmsLink
 from ._locale import (
     base_prefix,
     filter_children,
@@ -44,6 +46,12 @@ _DEADLINE_SLACK = 0.1
 MAX_MALFORMED_KEPT = 1000
 # Workers are tasks with their own buffers: a huge count is a mistake, not a speed-up.
 MAX_CONCURRENCY = 64
+# Where page URLs come from. auto: the sitemaps; llms.txt when there are none; then the link
+# crawl. all: sitemaps and llms.txt merged, each entry naming the sources that listed it.
+SOURCES = ("auto", "sitemap", "llms", "all")
+_BOTH = ("sitemap", LLMS)
+_SITEMAP_ONLY = ("sitemap",)
+_LLMS_ONLY = (LLMS,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +69,18 @@ class WalkOptions:
     # §10: follow links instead of walking sitemaps (also done when discovery finds none).
     crawl: bool = False
     render: bool = False  # the crawl loads pages in headless Chromium
+    source: str = "auto"  # one of SOURCES
+    llms_txt: str | None = None  # the llms.txt to read instead of looking for one
 
     def __post_init__(self) -> None:
         # Checked here, before any request: `concurrency=0` starts no worker and waits forever,
         # and a bad locale would only surface mid-walk, inside the first sitemap index.
         if self.sitemap is not None:
             require_http_url(self.sitemap, "sitemap")
+        if self.llms_txt is not None:
+            require_http_url(self.llms_txt, "llms_txt")
+        if self.source not in SOURCES:
+            raise UsageError(f"source must be one of {', '.join(SOURCES)}; got {self.source!r}")
         check_whole("concurrency", self.concurrency, low=1, high=MAX_CONCURRENCY)
         for name, kind in (("fetch", FetchConfig), ("budgets", Budgets)):
             if not isinstance(getattr(self, name), kind):
@@ -149,6 +163,14 @@ class Walk:
         self._site_key = site_key(url)
         self.prefix_examined = 0
         self.prefix_matched = 0
+        # llms.txt links under the base path, counted apart: the narrow-prefix warning names
+        # the source whose URLs missed it.
+        self.llms_examined = 0
+        self.llms_matched = 0
+        # source="all": the llms.txt page links by URL and markdown URL, held (they are bounded)
+        # until the sitemaps are walked, so that a sitemap entry can say llms.txt lists it too.
+        self._llms_index: dict[str, LlmsLink] | None = None
+        self._llms_listed: set[str] = set()
 
     def __aiter__(self) -> AsyncIterator[list[Entry]]:
         if self._started:
@@ -205,7 +227,12 @@ class Walk:
 
     async def _run_discovery(self, fetcher: Fetcher) -> None:
         await self._discover_and_walk(fetcher)
-        if self.prefix is not None and self.prefix_matched == 0 and not self._stop_urls:
+        if (
+            self.prefix is not None
+            and self.prefix_matched == 0
+            and not self._stop_urls
+            and self.options.source != "llms"
+        ):
             # §7: documentation portals often keep their own sitemap under their path.
             sub = origin_of(self.url) + self.prefix + "sitemap.xml"
             self._probes.add(sub)  # a guess like the well-known paths: missing is an answer
@@ -216,6 +243,128 @@ class Walk:
                 await self._queue.join()
 
     async def _discover_and_walk(self, fetcher: Fetcher) -> None:
+        source = self.options.source
+        if source == "llms":
+            self.report.source, self.report.source_url = "none", None
+            await self._walk_llms(fetcher)
+            if self.report.source == "none":
+                self.report.notes.append("no usable llms.txt found")
+            return
+        if source == "all":
+            await self._walk_all(fetcher)
+            return
+        await self._walk_sitemaps(fetcher)
+
+    async def _walk_all(self, fetcher: Fetcher) -> None:
+        """Sitemaps and llms.txt merged: llms.txt first (small, bounded), held in an index; the
+        sitemap walk streams as usual and marks what the index also lists; the llms.txt links no
+        sitemap listed come last."""
+        links = await self._read_llms(fetcher)
+        index: dict[str, LlmsLink] = {}
+        for link in links:
+            index[link.url] = link
+            if link.md_url is not None:
+                index.setdefault(link.md_url, link)
+        self._llms_index = index
+        llms_report = self.report.llms
+        await self._walk_sitemaps(fetcher, crawl_fallback=not links)
+        self._llms_index = None
+        if links:
+            assert llms_report is not None
+            if self.report.source == "none":
+                self.report.source, self.report.source_url = LLMS, llms_report.url
+            else:
+                self.report.notes.append(f"also llms.txt {llms_report.url}")
+            left = (link for link in links if link.url not in self._llms_listed)
+            await self._emit(self._llms_entries(left))
+
+    async def _walk_llms(self, fetcher: Fetcher) -> bool:
+        """Read llms.txt and emit its pages; whether it had any."""
+        links = await self._read_llms(fetcher)
+        summary = self.report.llms
+        if summary is None or summary.url is None:
+            return False
+        self.report.source, self.report.source_url = LLMS, summary.url
+        await self._emit(self._llms_entries(iter(links)))
+        return bool(links)
+
+    async def _read_llms(self, fetcher: Fetcher) -> list[LlmsLink]:
+        """The llms.txt links under the base path; every fetch counts against the budgets."""
+        reader = LlmsReader(
+            fetcher,
+            self.url,
+            self.options.llms_txt,
+            gate=self._llms_gate,
+            time_limit=self._time_limit,
+            observe=self._llms_fetched,
+        )
+        links = await reader.read()
+        summary = self.report.llms = reader.summary
+        if reader.stopped:
+            self._budget_bound()
+        if summary.url is None:
+            return []
+        self.report.notes.append(
+            f"llms.txt {summary.url}: {summary.links} page links"
+            + (f", {len(summary.aggregates)} aggregate files read" if summary.aggregates else "")
+            + (f", {len(summary.omitted)} .txt files omitted" if summary.omitted else "")
+        )
+        for url in summary.cut:
+            self.report.warn(f"{url}: cut at the llms.txt size limit")
+            self.report.mark_partial("a document exceeded the size limit")
+        if self.prefix is None:
+            summary.in_scope = len(links)
+            return links
+        kept = []
+        for link in links:
+            self.llms_examined += 1
+            if under_prefix(link.url, self.prefix):
+                kept.append(link)
+        self.llms_matched = summary.in_scope = len(kept)
+        return kept
+
+    def _llms_gate(self) -> bool:
+        return not self._stop_urls and self._budget.try_fetch()
+
+    def _llms_fetched(self, url: str, depth: int, resp: Response, why: str | None) -> None:
+        record = DocumentRecord(url=url, depth=depth, kind="llms")
+        record.status, record.final_url = resp.status, resp.final_url
+        record.bytes, record.duration = resp.bytes, resp.elapsed
+        record.error = why
+        if why is not None:
+            # A missing or unusable llms.txt is an answer, like a missing well-known sitemap.
+            record.error_class = resp.error.error_class if resp.error else "NotAnLlmsFile"
+            self.report.notes.append(f"llms.txt {url}: {why}")
+        self.report.documents.append(record)
+        if self._deadline_cut(resp):
+            self._budget.mark_hit("deadline")
+            self._budget_bound()
+        self._budget.add_bytes(resp.bytes)
+        self.report.bytes += resp.bytes
+
+    def _llms_entries(self, links: Iterator[LlmsLink]) -> Iterator[Entry]:
+        """Entries for llms.txt links (already scoped to the base path), de-duplicated against
+        everything emitted before them, markdown URLs included."""
+        seen_add = self._seen.add
+        merged = self.options.source == "all"
+        for link in links:
+            fresh = seen_add(link.url)
+            if link.md_url is not None and not seen_add(link.md_url):
+                fresh = False  # a sitemap listed the markdown copy: the page is already out
+            if not fresh:
+                self.report.duplicates += 1
+                continue
+            yield Entry(
+                url=link.url,
+                sitemap=link.found_in,
+                depth=link.depth,
+                source=LLMS,
+                title=link.title,
+                md_url=link.md_url,
+                sources=_LLMS_ONLY if merged else (),
+            )
+
+    async def _walk_sitemaps(self, fetcher: Fetcher, *, crawl_fallback: bool = True) -> None:
         found = await discover(fetcher, self.url, self.options.sitemap)
         self.discovery = found
         self.report.notes.extend(found.notes)
@@ -248,6 +397,10 @@ class Walk:
         ):
             self.report.source, self.report.source_url = "none", None
             self.report.notes.append("no sitemap found (robots.txt and well-known paths)")
+            if not crawl_fallback or self._stop_urls or self._budget.hit:
+                return
+            if self.options.source == "auto" and await self._walk_llms(fetcher):
+                return
             if not self._stop_urls and not self._budget.hit:
                 await self._crawl()
 
@@ -268,7 +421,7 @@ class Walk:
         report = self.report
         report.crawl = crawler.report
         report.source, report.source_url = "bfs", crawler.start_url
-        report.notes.append(f"link crawl from {crawler.start_url} (§10)")
+        report.notes.append(f"link crawl from {crawler.start_url}")
         async for event in crawler:
             if isinstance(event, SitemapFound):
                 if self._enqueue(event.url, 1):
@@ -465,28 +618,47 @@ class Walk:
         seen_add = self._seen.add
         report = self.report
         prefix = self.prefix
+        index = self._llms_index
         for entry in entries:
             if not seen_add(entry.url):
                 report.duplicates += 1
                 continue
             if prefix is not None and not self._in_scope(entry.url):
                 continue
+            if index is not None:
+                self._mark_sources(entry, index)
             yield entry
 
+    def _mark_sources(self, entry: Entry, index: dict[str, LlmsLink]) -> None:
+        link = index.get(entry.url)
+        sitemap = entry.source == "sitemap"  # or "bfs": `--crawl` with `source="all"`
+        if link is None:
+            entry.sources = _SITEMAP_ONLY if sitemap else (entry.source,)
+            return
+        entry.sources = _BOTH if sitemap else (entry.source, LLMS)
+        entry.md_url = link.md_url
+        if entry.title is None:
+            entry.title = link.title
+        self._llms_listed.add(link.url)
+
     def _alternates_of(self, entries: list[Entry]) -> Iterator[Entry]:
+        index = self._llms_index
         for entry in entries:
             for alt in entry.alternates:
                 if not self._seen.add(alt.url):
                     continue
                 if self.prefix is not None and not self._in_scope(alt.url):
                     continue
-                yield Entry(
+                alternate = Entry(
                     url=alt.url,
                     sitemap=entry.sitemap,
                     depth=entry.depth,
                     hreflang=alt.hreflang,
                     alternate_of=entry.url,
                 )
+                if index is not None:
+                    self._mark_sources(alternate, index)
+                yield alternate
 
     async def _emit(self, entries: Iterator[Entry]) -> None:
         batch = self._batch
@@ -539,9 +711,13 @@ class Walk:
         if self._budget.hit:
             self._budget_bound()
         if self.prefix is not None:
-            warning = prefix_warning(self.prefix, self.prefix_matched, self.prefix_examined)
-            if warning is not None:
-                self.report.warn(warning)
+            for source, matched, examined in (
+                ("Sitemap", self.prefix_matched, self.prefix_examined),
+                (LLMS, self.llms_matched, self.llms_examined),
+            ):
+                warning = prefix_warning(self.prefix, matched, examined, source=source)
+                if warning is not None:
+                    self.report.warn(warning)
         # The depth warning names the final count, so refresh it last.
         self.report.warnings = [
             w for w in self.report.warnings if not w.startswith("Sitemap depth")

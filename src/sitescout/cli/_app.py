@@ -10,10 +10,13 @@ import json
 import logging
 import sys
 import time
-from typing import Annotated, Any
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..__about__ import __version__
 from .._budget import Budgets
@@ -23,7 +26,39 @@ from .._locale import path_locale
 from .._models import Entry, WalkReport
 from .._walk import MAX_CONCURRENCY, WalkOptions
 
-app = typer.Typer(
+CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
+
+
+def _valueless_flags(params: list[Any]) -> list[Any]:
+    """A boolean flag takes no value, so its help shows no type: typer's rich help otherwise
+    prints `<bool>` after every flag, `--help` included, as if one had to write `--crawl true`."""
+    for param in params:
+        if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _valueless_flags(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _valueless_flags(super().get_params(ctx))
+
+
+class _Typer(typer.Typer):
+    """Every command registered here (each module's `@app.command()`) gets `_Command`."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[CommandFunction], CommandFunction]:
+        kwargs.setdefault("cls", _Command)
+        decorator: Callable[[CommandFunction], CommandFunction] = super().command(*args, **kwargs)
+        return decorator
+
+
+app = _Typer(
+    cls=_Group,
     add_completion=False,
     no_args_is_help=True,
     help="Find every page a website has, fast and safely, and the few that show its shape.",
@@ -58,6 +93,27 @@ Render = Annotated[
         "--render", help="Load pages in headless Chromium (needs playwright + system Chromium)."
     ),
 ]
+
+
+class PageSource(StrEnum):
+    auto = "auto"
+    sitemap = "sitemap"
+    llms = "llms"
+    all = "all"
+
+
+Source = Annotated[
+    PageSource,
+    typer.Option(
+        "--source",
+        help="Where page URLs come from. auto: the sitemaps, else llms.txt, else the link crawl;"
+        " sitemap; llms: llms.txt only; all: sitemaps and llms.txt merged.",
+    ),
+]
+LlmsTxt = Annotated[
+    str | None,
+    typer.Option("--llms-txt", help="Read this llms.txt instead of looking for one."),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each document on stderr.")]
 
@@ -78,6 +134,8 @@ def inventory_options(
     locale: str | None,
     crawl: bool = False,
     render: bool = False,
+    source: str = "auto",
+    llms_txt: str | None = None,
 ) -> WalkOptions:
     """The walk of the inventory commands (`urls`, `groups`): no budgets unless given."""
     return WalkOptions(
@@ -97,6 +155,8 @@ def inventory_options(
         filter_locales=locale is not None or path_locale(url) is not None,
         crawl=crawl,
         render=render,
+        source=str(source),
+        llms_txt=llms_txt,
     )
 
 
@@ -148,7 +208,7 @@ def report_summary(report: WalkReport) -> dict[str, Any]:
         "partial": report.partial,
         "partial_reasons": report.partial_reasons,
         "elapsed": round(report.elapsed, 3),
-    }
+    } | ({} if report.llms is None else {"llms": report.llms.as_dict()})
 
 
 def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
@@ -216,7 +276,13 @@ def version_callback(value: bool) -> None:
 @app.callback()
 def _main(
     version: Annotated[
-        bool, typer.Option("--version", callback=version_callback, is_eager=True)
+        bool,
+        typer.Option(
+            "--version",
+            callback=version_callback,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
     ] = False,
 ) -> None:
     """sitescout — site inventories from sitemaps, safely, at any size."""

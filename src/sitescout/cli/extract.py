@@ -29,14 +29,17 @@ from ._app import (
     Concurrency,
     Crawl,
     Deadline,
+    LlmsTxt,
     Locale,
     MaxBytes,
     MaxDepth,
     MaxFetches,
     MaxUrls,
+    PageSource,
     Quiet,
     Render,
     Sitemap,
+    Source,
     Timeout,
     UserAgent,
     Verbose,
@@ -73,6 +76,8 @@ def _source_label(plan: Plan) -> str:
     report = plan.report
     if report.source == "bfs":
         return "link crawl"
+    if report.source == "llms.txt" and report.source_url:
+        return report.source_url.split("://", 1)[-1].split("/", 1)[-1]  # `docs/llms.txt`
     roots = [d.url for d in report.documents if d.depth == 1 and d.kind is not None]
     if report.source == "robots.txt" and roots:
         return f"{_last_segment(roots[0])} via robots.txt"
@@ -167,9 +172,13 @@ def extract(
     ] = False,
     render: Render = False,
     crawl: Crawl = False,
+    source: Source = PageSource.auto,
+    llms_txt: LlmsTxt = None,
     refresh: Annotated[
         list[str] | None,
-        typer.Option("--refresh", help="Re-extract this slug (repeatable); history is kept."),
+        typer.Option(
+            "--refresh", metavar="SLUG", help="Re-extract this slug (repeatable); history is kept."
+        ),
     ] = None,
     refresh_all: Annotated[
         bool, typer.Option("--refresh-all", help="Re-extract every kept page.")
@@ -191,7 +200,7 @@ def extract(
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
-    """Pick a handful of representative pages, fetch them and record the run (§11, §12)."""
+    """Pick a handful of representative pages, fetch them and record what each holds."""
     setup_logging(verbose)
     check_render(render)
     try:
@@ -204,6 +213,8 @@ def extract(
             junk_filter=not no_junk_filter,
             render=render,
             crawl=crawl,
+            source=str(source),
+            llms_txt=llms_txt,
             refresh=tuple(refresh or ()),
             refresh_all=refresh_all,
             sitemap=sitemap,
@@ -218,7 +229,7 @@ def extract(
         if not url.lower().startswith(("http://", "https://")):
             raise UsageError(f"not an http(s) URL: {url!r}")
         if all_pages and not yes and _interactive(as_json):
-            estimate = estimate_scope_sync(url, sitemap=sitemap)
+            estimate = estimate_scope_sync(url, sitemap=sitemap, llms_txt=llms_txt)
             question = walk_question(estimate)
             if question is not None and not typer.confirm(
                 question.removesuffix(" (y/n)"), err=True

@@ -31,6 +31,7 @@ from ._app import (
     Concurrency,
     Crawl,
     Deadline,
+    LlmsTxt,
     Locale,
     MaxBytes,
     MaxDepth,
@@ -105,6 +106,8 @@ def scope_table(est: ScopeEstimate) -> Table:
         duration += f" ({format_seconds(low)} – {format_seconds(high)})"
     table.add_row("expected duration", duration)
     table.add_row("transport", est.transport)
+    llms = "none" if est.llms_txt is None else f"{est.llms_txt} ({est.llms_links:,} page links)"
+    table.add_row("llms.txt", llms)
     for i, note in enumerate(est.notes):
         table.add_row("notes" if i == 0 else "", note)
     return table
@@ -121,6 +124,7 @@ def scope(
         ),
     ] = 0,
     sitemap: Sitemap = None,
+    llms_txt: LlmsTxt = None,
     timeout: Timeout = SCOPE_FETCH.timeout,
     user_agent: UserAgent = DEFAULT_USER_AGENT,
     verbose: Verbose = False,
@@ -135,7 +139,9 @@ def scope(
         retry_after_cap=SCOPE_FETCH.retry_after_cap,
     )
     try:
-        est = asyncio.run(estimate_scope(url, sitemap=sitemap, config=config, sample=sample))
+        est = asyncio.run(
+            estimate_scope(url, sitemap=sitemap, config=config, sample=sample, llms_txt=llms_txt)
+        )
     except UsageError as exc:
         raise _usage_error(exc) from None
     if as_json:

@@ -1,4 +1,5 @@
-"""`sitescout urls`: the site's full URL inventory as JSON lines or CSV on stdout."""
+"""`sitescout urls`: the site's full URL inventory as JSON lines, CSV or plain URLs on stdout,
+or any of those and Parquet in a file."""
 
 from __future__ import annotations
 
@@ -32,14 +33,17 @@ from ._app import (
     Concurrency,
     Crawl,
     Deadline,
+    LlmsTxt,
     Locale,
     MaxBytes,
     MaxDepth,
     MaxFetches,
     MaxUrls,
+    PageSource,
     Quiet,
     Render,
     Sitemap,
+    Source,
     Tally,
     Timeout,
     UserAgent,
@@ -58,6 +62,7 @@ from ._app import (
 class Format(StrEnum):
     jsonl = "jsonl"
     csv = "csv"
+    txt = "txt"
     parquet = "parquet"
 
 
@@ -89,7 +94,9 @@ def _cached(value: str | float | None) -> str:
 def entry_json(e: Entry) -> str:
     """One JSON line; hand-built because `json.dumps` of a dict per URL dominates large walks.
 
-    Pages found by the link crawl add `source` ("bfs") and `title`.
+    Pages found by the link crawl add `source` ("bfs") and `title`; pages from llms.txt add
+    `source` ("llms.txt"), `title` and `md_url`; a walk of merged sources (`--source all`) adds
+    `sources` to every line. Sitemap lines without them keep the original shape.
     """
     lastmod, changefreq, alt = e.lastmod, e.changefreq, e.alternate_of
     line = (
@@ -104,9 +111,15 @@ def entry_json(e: Entry) -> str:
         )
         + f'"sitemap":{_cached(e.sitemap)},"depth":{e.depth}'
     )
-    if e.source == "sitemap":
+    if e.source == "sitemap" and not e.sources and e.md_url is None:
         return line + "}\n"
-    return f'{line},"source":{_jstr(e.source)},"title":{_jstr(e.title)}}}\n'
+    if e.source != "sitemap":
+        line = f'{line},"source":{_jstr(e.source)},"title":{_jstr(e.title)}'
+    if e.md_url is not None:
+        line = f'{line},"md_url":{encode_basestring(e.md_url)}'
+    if e.sources:
+        line = f'{line},"sources":[{",".join(map(encode_basestring, e.sources))}]'
+    return line + "}\n"
 
 
 class _Writer:
@@ -121,6 +134,10 @@ class _Writer:
     def write(self, batch: list[Entry]) -> None:
         if self._parquet is not None:
             self._parquet.write(batch)
+            return
+        if self.fmt is Format.txt:
+            # Normalized URLs hold no whitespace (it is stripped or escaped), so one per line.
+            self.out.write("".join([e.url + "\n" for e in batch]))
             return
         if self._csv is None:
             self.out.write("".join(map(entry_json, batch)))
@@ -137,6 +154,8 @@ class _Writer:
                 e.depth,
                 e.source,
                 e.title,
+                e.md_url,
+                ";".join(e.sources) or None,
             )
             for e in batch
         )
@@ -240,7 +259,15 @@ async def _stream(walk: Walk, output: _Output, tally: Tally, progress: WalkProgr
 @app.command()
 def urls(
     url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
-    format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.jsonl,
+    format: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            help="jsonl: one JSON object per URL; csv; txt: one URL per line, for pipelines;"
+            " parquet (needs --output).",
+        ),
+    ] = Format.jsonl,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
     sitemap: Sitemap = None,
     no_alternates: Annotated[
@@ -257,13 +284,15 @@ def urls(
     locale: Locale = None,
     crawl: Crawl = False,
     render: Render = False,
+    source: Source = PageSource.auto,
+    llms_txt: LlmsTxt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Summary as JSON on stderr (stdout stays data).")
     ] = False,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
-    """Stream the site's full URL inventory: JSON lines (default), CSV, or Parquet to a file."""
+    """List a site's page URLs as a stream: JSON lines (default), CSV, plain URLs or Parquet."""
     setup_logging(verbose)
     check_render(render)
     to_file = output if output is not None and str(output) != "-" else None
@@ -283,6 +312,8 @@ def urls(
             locale=locale,
             crawl=crawl,
             render=render,
+            source=source,
+            llms_txt=llms_txt,
         )
         walk = start_walk(url, options)
         out = _Output(to_file, format)
