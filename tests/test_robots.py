@@ -1,15 +1,18 @@
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
 
 import pytest
+from typer.testing import CliRunner
 
 import sitescout
 from sitescout._discover import ROBOTS_TIMEOUT, read_robots, robots_time_limit
 from sitescout._http import FetchConfig, Fetcher
 from sitescout._robots import parse_robots, sitemap_lines
+from sitescout.cli import app
 
 from .scaling import assert_linear, time_limit
 from .server import Reply, RequestHandler, Site, sitemapindex, urlset
@@ -90,6 +93,22 @@ async def test_walk_reads_site_map_sitemaps_and_says_so(site: Site) -> None:
     assert walk.report.source == "robots.txt"
     assert walk.report.errors == []
     assert any('nonstandard "Site-map:" spelling' in n for n in walk.report.notes)
+    assert walk.report.sitemap_spellings == ["Site-map"]
+
+
+def test_cli_summary_names_the_spelling_it_read(site: Site) -> None:
+    site.add(
+        "/robots.txt",
+        f"User-agent: *\nSitemap: {site.url}/pages.xml\nSite-map: {site.url}/news.xml\n",
+        Content_Type="text/plain",
+    )
+    site.add("/pages.xml", urlset([f"{site.url}/p1"]))
+    site.add("/news.xml", urlset([f"{site.url}/news/1"]))
+    text = CliRunner().invoke(app, ["urls", site.url])
+    assert text.exit_code == 0
+    assert 'robots.txt: sitemaps also read from "Site-map:" lines' in text.stderr
+    as_json = CliRunner().invoke(app, ["urls", site.url, "--json"])
+    assert json.loads(as_json.stderr)["sitemap_spellings"] == ["Site-map"]
 
 
 # -- the fetch is bounded by the configured timeout ----------------------------------------------

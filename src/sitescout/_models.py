@@ -158,6 +158,8 @@ class WalkReport:
 
     source: str | None = None
     source_url: str | None = None
+    # Nonstandard robots.txt directive names that listed sitemaps (e.g. "Site-map"), read too.
+    sitemap_spellings: list[str] = field(default_factory=list)
     documents: list[DocumentRecord] = field(default_factory=list)
     errors: list[DocumentRecord] = field(default_factory=list)
     malformed: list[Malformed] = field(default_factory=list)

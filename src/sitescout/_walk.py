@@ -369,6 +369,8 @@ class Walk:
         self.discovery = found
         self.report.notes.extend(found.notes)
         self.report.source, self.report.source_url = found.source, found.source_url
+        if found.robots is not None and found.sitemaps:
+            self.report.sitemap_spellings = list(found.robots.sitemap_spellings)
         if self.options.crawl:
             if found.sitemaps:
                 self.report.notes.append(

@@ -188,6 +188,7 @@ def report_summary(report: WalkReport) -> dict[str, Any]:
     return {
         "source": report.source,
         "source_url": report.source_url,
+        "sitemap_spellings": report.sitemap_spellings,
         "documents": len(report.documents),
         "urls": report.urls,
         "alternates": report.alternates,
@@ -227,6 +228,8 @@ def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
         f"{report.malformed_count} malformed entries; {report.elapsed:.2f} s",
         markup=False,
     )
+    for spelling in report.sitemap_spellings:
+        err.print(f'  robots.txt: sitemaps also read from "{spelling}:" lines', markup=False)
     for doc in report.errors[:10]:
         err.print(f"  error: {doc.url}: {doc.error}", markup=False)
     if report.partial:
