@@ -173,16 +173,18 @@ def test_no_single_feed_does_work_for_the_whole_document() -> None:
     """Fed in 64 KiB chunks, each feed() and close() costs about one chunk's worth, not more."""
     data = salvage_bomb(1_000_000)
     parser = SitemapParser(DOC)
-    slowest = 0.0
+    calls: list[float] = []
     with time_limit(RUN_LIMIT, "bomb in chunks"):
         for pos in range(0, len(data), 65536):
             start = time.process_time()
             parser.feed(data[pos : pos + 65536])
-            slowest = max(slowest, time.process_time() - start)
+            calls.append(time.process_time() - start)
         start = time.process_time()
         parser.close()
-        slowest = max(slowest, time.process_time() - start)
-    assert slowest < 0.25, f"one call took {slowest:.3f} s"
+        calls.append(time.process_time() - start)
+    # The whole document costs a few hundredths of a second; the quadratic salvage spent seconds
+    # in one call. A bound far above the first and far below the second holds on a busy machine.
+    assert max(calls) < 1.0, f"one call took {max(calls):.3f} s of {sum(calls):.3f} s"
 
 
 def test_closing_a_damaged_document_is_done_in_steps() -> None:
@@ -203,7 +205,10 @@ def test_closing_a_damaged_document_is_done_in_steps() -> None:
             start = time.process_time()
     recovered += len(parser.take()[0])
     assert recovered == 100_000
-    assert len(steps) >= 10 and max(steps) < 0.1, f"{len(steps)} steps, longest {max(steps):.3f} s"
+    total = sum(steps)
+    assert len(steps) >= 10, f"{len(steps)} steps"
+    # Closing in one step was the bug; the first step also closes libxml2, so it is the longest.
+    assert max(steps) <= total / 2, f"longest step {max(steps):.3f} s of {total:.3f} s"
 
 
 # --------------------------------------------------------------------------- text sitemaps
