@@ -20,6 +20,7 @@ from sitescout import Entry, WalkReport
 from sitescout._errors import UsageError
 from sitescout._http import FetchConfig, Fetcher, Response, _Decoder, _redirect_target
 
+from .scaling import assert_linear
 from .server import Reply, RequestHandler, Site, sitemapindex, urlset
 
 FUZZ_EXAMPLES = int(os.environ.get("SITESCOUT_FUZZ_EXAMPLES", "200"))
@@ -80,21 +81,13 @@ async def test_gzip_members_concatenated_are_one_document(site: Site) -> None:
 def test_decoder_work_is_linear_in_many_tiny_gzip_members() -> None:
     member = gzip.compress(b"<a/>")
 
-    def run(n: int) -> float:
-        body = member * n
-        best = math.inf
-        for _ in range(3):
-            decoder = _Decoder("gzip", 1 << 30)
-            started = time.process_time()
-            out = decoder.decode(body)
-            assert decoder.ended()
-            best = min(best, time.process_time() - started)
-            assert sum(map(len, out)) == 4 * n
-        return best
+    def decode(body: bytes) -> None:
+        decoder = _Decoder("gzip", 1 << 30)
+        out = decoder.decode(body)
+        assert decoder.ended()
+        assert sum(map(len, out)) == 4 * (len(body) // len(member))
 
-    small, large = run(30_000), run(120_000)
-    assert small > 0.02, "the small case is too fast to time"
-    assert large <= 5 * small, (small, large)
+    assert_linear(lambda n: member * n, decode, 30_000)
 
 
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None)
@@ -204,20 +197,15 @@ async def test_malformed_location_is_a_network_error(site: Site, location: str) 
 
 
 def test_location_checks_are_linear_in_the_header_length() -> None:
-    def run(n: int) -> float:
+    def location(n: int) -> str:
         # Dot segments and a long query: the URL resolution and the checks of every hop.
-        location = "/" + "a/../" * n + "x.xml?" + "q=1&" * n
-        best = math.inf
-        for _ in range(3):
-            started = time.process_time()
-            for _ in range(20):
-                _redirect_target("http://127.0.0.1:8000/dir/s.xml", location)
-            best = min(best, time.process_time() - started)
-        return best
+        return "/" + "a/../" * n + "x.xml?" + "q=1&" * n
 
-    small, large = run(1500), run(6000)  # the larger one stays under httpx's URL length limit
-    assert small > 0.02, "the small case is too fast to time"
-    assert large <= 5 * small, (small, large)
+    def check(value: str) -> None:
+        _redirect_target("http://127.0.0.1:8000/dir/s.xml", value)
+
+    # The larger one stays under httpx's URL length limit.
+    assert_linear(location, check, 1500)
 
 
 # -- smaller items ------------------------------------------------------------------------------

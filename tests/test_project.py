@@ -19,6 +19,7 @@ from sitescout._errors import UsageError
 from sitescout._extract import ExtractOptions
 from sitescout._project import CRAWL_LOG, LOCK, PAGES, STATE, Project, ProjectError
 
+from .scaling import assert_linear
 from .server import Reply, RequestHandler, Site, urlset
 from .test_cli_extract import page, run
 
@@ -397,21 +398,14 @@ def test_the_cli_reports_a_bad_concurrency_as_a_usage_error(tmp_path: Path) -> N
 
 
 def test_loading_state_is_linear_in_pages(tmp_path: Path) -> None:
-    def cost(n: int) -> float:
+    def project_of(n: int) -> Path:
         directory = tmp_path / str(n)
         directory.mkdir()
         pages = {f"p{i}": record(f"{ORIGIN}/p{i}/", "extracted") for i in range(n)}
         (directory / STATE).write_text(json.dumps(state_file(ORIGIN, pages)))
-        best = float("inf")
-        for _ in range(3):
-            start = time.process_time()
-            Project.open(directory, ORIGIN).close()
-            best = min(best, time.process_time() - start)
-        return best
+        return directory
 
-    small, large = cost(3000), cost(12000)
-    assert small >= 0.02, small  # enough work for the ratio to mean something
-    assert large <= 5 * small, (small, large)
+    assert_linear(project_of, lambda directory: Project.open(directory, ORIGIN).close(), 3000)
 
 
 # --- the schemas stay the one statement of a valid file ----------------------------------------
