@@ -413,4 +413,7 @@ async def test_one_read_inflating_to_megabytes_does_not_hold_the_event_loop(site
         await tick
     assert [e.url for e in entries] == [site.url + "/same"]
     assert report.duplicates == 199_999
-    assert longest < 0.3, f"the event loop was held for {longest:.2f} s"
+    # Parsing the whole read in one step held the loop for 1.35 s on a quiet machine; in pieces
+    # the longest hold is the inflation of that read (about 0.3 s). The bound leaves room for a
+    # busy machine and still fails the one-step parse.
+    assert longest < 0.8, f"the event loop was held for {longest:.2f} s"
