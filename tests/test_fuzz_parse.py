@@ -11,7 +11,6 @@ is the same harness with a larger number.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +18,8 @@ from hypothesis import strategies as st
 from sitescout._errors import SitescoutError
 from sitescout._models import Entry, Malformed
 from sitescout._parse import SitemapParser
+
+from .test_parse import Result
 
 DOC = "https://x.com/sitemaps/main.xml"
 EXAMPLES = int(os.environ.get("SITESCOUT_FUZZ_EXAMPLES", "200"))
@@ -101,16 +102,6 @@ SEEDS = [
     URLSET.replace(b"\n", b"\r\n"),
     URLSET.decode().replace("UTF-8", "UTF-16").encode("utf-16"),  # with a BOM
 ]
-
-
-@dataclass(frozen=True)
-class Result:
-    kind: str | None
-    entries: list[Entry]
-    sitemaps: list[str]
-    malformed: list[Malformed]
-    notes: list[str]
-    errors: list[str]
 
 
 def parse(data: bytes, sizes: list[int], *, cut: bool) -> Result:
