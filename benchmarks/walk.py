@@ -1,51 +1,60 @@
-"""Benchmark: walk a 1,000,000-URL sitemap site on loopback (issue 2, SPEC §3, §5, §14).
+"""Benchmark: `sitescout urls` and `iter_urls` on large sitemap sites over loopback, against a
+naive stdlib walker and a bare lxml parse of the same bytes, measured in the same run.
 
-Run from the project root (any Python 3.11 with lxml works; the venv is the natural one):
+Run from the project root (the project venv has everything it needs):
 
-    .venv/bin/python benchmarks/walk.py                         # 1M URLs = index -> 20 x 50,000
-    .venv/bin/python benchmarks/walk.py --urls 20000 --shards 4 # a quick smoke run
-    .venv/bin/python benchmarks/walk.py --repeat 3 --api        # best of 3, plus the library API
-    .venv/bin/python benchmarks/walk.py --page-origin https://www.example.com  # port-less pages
+    .venv/bin/python benchmarks/walk.py                              # 250,000 and 1,000,000 URLs
+    .venv/bin/python benchmarks/walk.py --sizes 100k --repeat 1      # a quick look (about 1 min)
+    .venv/bin/python benchmarks/walk.py --before HEAD                # + a committed version
+    .venv/bin/python benchmarks/walk.py --json walk.json --api       # + save figures, walk() too
 
-`--sitescout PATH` measures another build; `--wait-for-cli S` polls up to S seconds for
-`sitescout urls --help` to work (otherwise the sitescout rows are skipped with a note).
+Sites: for every size in `--sizes`, robots.txt -> a sitemap index -> gzipped urlsets of
+`--per-shard` URLs (50,000: the 1M site has 20), generated once into `benchmarks/.work/` and
+reused while their manifest matches (see `_site.py`). They carry a real site's mix: date-only,
+offset, `Z`, fractional and missing `<lastmod>`s, some `<priority>`/`<changefreq>`, hreflang
+alternates on every tenth URL, an `&amp;` query now and then, whitespace around some `<loc>`s,
+and page URLs on the server's own `127.0.0.1:PORT` host. Each site is served from memory by a
+threaded keep-alive HTTP server on 127.0.0.1 that stops when the script ends.
 
-Two sites are generated once into `benchmarks/.work/` (reused while their manifest matches):
-the main one (`--urls` page URLs as a sitemap index -> `--shards` gzipped urlsets, every URL with
-`<lastmod>` and `<priority>`, 5 % with hreflang alternates, 1 % with whitespace inside `<loc>`,
-see `_site.py`) and one a quarter of its size. Each is served from memory by a threaded
-keep-alive HTTP server on 127.0.0.1 (a free port) that stops when the script ends.
+Measured, per size, each as a child process of its own (so wall and CPU cover the whole process,
+interpreter start-up and imports included; CPU is user + system from `os.wait4`, peak RSS its
+`ru_maxrss`):
 
-Every tool runs as its own child process, so the wall time includes interpreter start-up and the
-peak RSS is the whole process's (`ru_maxrss` from `os.wait4` on that child). Children are started
-by a small launcher process spawned first: Linux carries the forking process's memory high-water
-mark into a child's `ru_maxrss`, so spawning from this script (which holds 1M-URL sets to verify
-output) would inflate them. A bare interpreter's ~10 MiB is therefore the floor of every peak.
+- `sitescout urls SITE --output /dev/null --quiet` (the venv's console script, or `--sitescout`);
+- `iter_urls`: a child running `for e in sitescout.iter_urls(SITE): n += 1` (one Entry per URL);
+- the naive walker: urllib.request + xml.etree.ElementTree, sequential, all in memory;
+- the lxml floor: `lxml.etree.fromstring` over the already-decompressed shards; its wall and CPU
+  are the parse calls only (reading, gunzip and counting happen outside the timers);
+- with `--api`: `async for batch in sitescout.walk(SITE)`;
+- with `--before REV`: `sitescout urls` and `iter_urls` of that git revision (its `src/sitescout`
+  exported with `git archive` into `.work/` and put first on PYTHONPATH; it must be a revision
+  whose package is pure Python).
 
-1. `sitescout urls http://127.0.0.1:PORT/ --output /dev/null` (stdout is discarded if the CLI has
-   no `--output`), then once more into a temp file to check what it found against the generator:
-   distinct page URLs and hreflang-only URLs, missing and unexpected ones.
-2. The parse floor: `lxml.etree.fromstring` over the already-decompressed shards, timed around
-   the parse calls only (reading, gunzip and counting `<loc>` happen outside the timer).
-3. A naive walker: urllib.request + xml.etree.ElementTree, sequential, the whole list in memory.
-4. sitescout on the quarter-size site, for the RSS growth per URL between the two sizes.
-5. With `--api`: `async for batch in sitescout.walk(url)` in a child (skipped if not importable).
+Tools alternate within each round (the order rotates every round) and the table shows medians of
+`--repeat` rounds (3 by default). Children are started by a small launcher process spawned first:
+Linux carries the forking process's memory high-water mark into a child's `ru_maxrss`, and this
+script holds large URL sets while it verifies. A bare interpreter's ~10 MiB is every peak's floor.
 
-Throughput is page URLs (`<loc>` entries) per second of wall time for every tool, so tools that
-also emit hreflang alternates are not credited for them. With `--repeat N` the best wall time and
-the highest peak RSS of the N runs are reported. The table ends with the issue's targets:
-sitescout >= 0.5x the lxml floor, >= 2x the naive walker, peak RSS <= 200 MiB at 1M URLs, and
-RSS growth <= 64 bytes per URL.
+After the timed rounds, `sitescout urls` and the naive walker run once more into files, and what
+they found is checked against the generator's exact sets; the report says whether the two agree
+on the unique page URLs. `iter_urls` and `walk()` must yield one entry per distinct URL. A tool
+that does not report exactly the expected URLs is marked WRONG and gets no speed-up, growth or
+target credited. The tables give, for each size, µs of CPU per page URL (`<loc>`),
+speed-ups against the naive walker and the throughput against the lxml floor, then peak RSS and
+its growth per URL from the smallest to the largest size, then the targets at the largest size.
+`peers.py` measures the other tools users would pick.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,15 +76,18 @@ from _site import (
 )
 
 BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
 WORK_DIR = BENCH_DIR / ".work"
-VENV_BIN = BENCH_DIR.parent / ".venv" / "bin"
+VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 MIB = 1024 * 1024
 
+TARGET_CPU_US_PER_URL = 2.5
+TARGET_NAIVE_SPEEDUP = 3.0
 TARGET_FLOOR_RATIO = 0.5
-TARGET_NAIVE_RATIO = 2.0
-TARGET_PEAK_RSS_MIB = 200.0
-TARGET_GROWTH_BYTES = 64.0
+TARGET_PEAK_RSS_MIB = 100.0
+TARGET_GROWTH_BYTES = 32.0
+TARGET_ITER_SPEEDUP = 2.0
 
 
 # --- child programs ----------------------------------------------------------------------------
@@ -100,19 +112,27 @@ def _child_floor(site_dir: str, placeholder: str, origin: str) -> None:
         # Same bytes the server sends (it rewrites the placeholder into its own origin).
         datas.append(data.replace(placeholder.encode(), origin.encode()))
     loc_tag = "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
-    parse_s = extract_s = 0.0
+    parse_s = parse_cpu = extract_s = 0.0
     locs = 0
     for data in datas:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         root = etree.fromstring(data)
         parse_s += time.perf_counter() - start
+        parse_cpu += time.process_time() - start_cpu
         # Reported apart from the floor: the least Python work that turns a tree into URLs.
         start = time.perf_counter()
         urls = [(el.text or "").strip() for el in root.iter(loc_tag)]
         extract_s += time.perf_counter() - start
         locs += len(urls)
         del root, urls
-    result = {"urls": locs, "parse_s": parse_s, "extract_s": extract_s, "documents": len(datas)}
+    result = {
+        "urls": locs,
+        "parse_s": parse_s,
+        "parse_cpu": parse_cpu,
+        "extract_s": extract_s,
+        "documents": len(datas),
+        "bytes": sum(len(d) for d in datas),
+    }
     print(json.dumps(result))
 
 
@@ -153,6 +173,17 @@ def _child_naive(site_url: str, output: str = "/dev/null") -> None:
     print(json.dumps({"urls": len(locs), "documents": documents}))
 
 
+def _child_iter_urls(site_url: str) -> None:
+    import json
+
+    import sitescout
+
+    n = 0
+    for _entry in sitescout.iter_urls(site_url):
+        n += 1
+    print(json.dumps({"urls": n, "module": sitescout.__file__}))
+
+
 def _child_api(site_url: str) -> None:
     import asyncio
     import json
@@ -167,12 +198,12 @@ def _child_api(site_url: str) -> None:
         return total, alternates
 
     total, alternates = asyncio.run(main())
-    print(json.dumps({"urls": total, "alternates": alternates}))
+    print(json.dumps({"urls": total, "alternates": alternates, "module": sitescout.__file__}))
 
 
-def _child_argv(func: Callable[..., None], *args: str) -> list[str]:
+def _child_argv(func: Callable[..., None], *args: str, python: str = PYTHON) -> list[str]:
     source = textwrap.dedent(inspect.getsource(func))
-    return [PYTHON, "-c", f"import sys\n{source}\n{func.__name__}(*sys.argv[1:])\n", *args]
+    return [python, "-c", f"import sys\n{source}\n{func.__name__}(*sys.argv[1:])\n", *args]
 
 
 # --- running children --------------------------------------------------------------------------
@@ -192,7 +223,14 @@ class Run:
     def result(self) -> dict[str, Any]:
         """The JSON line a child program prints last."""
         lines = self.stdout.strip().splitlines()
-        return dict(json.loads(lines[-1])) if lines else {}
+        try:
+            return dict(json.loads(lines[-1])) if lines else {}
+        except (json.JSONDecodeError, TypeError, ValueError):
+            return {}
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.over_memory
 
 
 def _child_launcher() -> None:
@@ -228,6 +266,7 @@ def _child_launcher() -> None:
             start = time.perf_counter()
             proc = subprocess.Popen(
                 job["argv"],
+                env={**os.environ, **job.get("env", {})},
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
@@ -280,11 +319,12 @@ class Launcher:
         timeout: float,
         stdout_path: str | None = None,
         max_rss_mib: float | None = None,
+        env: dict[str, str] | None = None,
     ) -> Run:
         """Run one child: wall time by perf_counter around it, peak RSS from its own rusage.
 
         The child (and anything it starts) is killed after `timeout` seconds, or as soon as its
-        RSS passes `max_rss_mib` when given.
+        RSS passes `max_rss_mib` when given. `env` is added to the launcher's environment.
         """
         assert self._proc.stdin is not None and self._proc.stdout is not None
         with tempfile.TemporaryDirectory() as tmp:
@@ -295,6 +335,7 @@ class Launcher:
                 "stderr": err,
                 "timeout": timeout,
                 "max_rss_kib": round(max_rss_mib * 1024) if max_rss_mib else 0,
+                "env": env or {},
             }
             self._proc.stdin.write(json.dumps(job) + "\n")
             self._proc.stdin.flush()
@@ -325,74 +366,7 @@ class Launcher:
             self._proc.wait(timeout=10)
 
 
-@dataclass(slots=True)
-class Measure:
-    """The best-of-N summary of one tool on one site."""
-
-    tool: str
-    found: int | None
-    expected: int
-    wall: float  # best of the runs (for the floor: parse seconds only)
-    rss_mib: float  # highest of the runs
-    page_urls: int  # the numerator of URLs/s
-    requests: int | None = None
-
-    @property
-    def rate(self) -> float:
-        return self.page_urls / self.wall if self.wall > 0 else 0.0
-
-
-def measure(
-    tool: str, stats: SiteStats, runs: list[Run], *, expected: int, requests: int | None = None
-) -> Measure | None:
-    failed = [r for r in runs if r.returncode != 0 or r.timed_out]
-    if failed:
-        r = failed[0]
-        why = "timed out" if r.timed_out else f"exit {r.returncode}"
-        print(f"!! {tool}: {why}\n{textwrap.indent(r.stderr[-3000:], '   ')}", file=sys.stderr)
-        return None
-    found = runs[0].result().get("urls")
-    return Measure(
-        tool=tool,
-        found=found if isinstance(found, int) else None,
-        expected=expected,
-        wall=min(r.wall for r in runs),
-        rss_mib=max(r.rss_kib for r in runs) / 1024,
-        page_urls=stats.page_urls,
-        requests=requests,
-    )
-
-
-def repeat_child(
-    launcher: Launcher,
-    argv: list[str],
-    n: int,
-    *,
-    timeout: float,
-    server: SiteServer | None = None,
-    label: str,
-) -> tuple[list[Run], int | None]:
-    """Run `argv` n times; also return the HTTP requests one run made (from the server)."""
-    runs: list[Run] = []
-    requests: int | None = None
-    for k in range(n):
-        if server is not None:
-            server.reset_counts()
-        run = launcher.run(argv, timeout=timeout)
-        runs.append(run)
-        if server is not None:
-            requests = sum(server.request_counts().values())
-        print(
-            f"   {label} run {k + 1}/{n}: {run.wall:.2f} s, {run.rss_kib / 1024:.1f} MiB, "
-            f"exit {run.returncode}",
-            file=sys.stderr,
-        )
-        if run.returncode != 0 or run.timed_out:
-            break
-    return runs, requests
-
-
-# --- sitescout CLI -----------------------------------------------------------------------------
+# --- tools -------------------------------------------------------------------------------------
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -401,25 +375,31 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 class Cli:
     """The `sitescout urls` command, adapted to the flags its `--help` shows."""
 
-    exe: str
+    command: list[str]
     help_text: str
+    env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def probe(cls, exe: str) -> Cli | None:
-        """None while `sitescout urls --help` does not work yet."""
-        if not Path(exe).exists():
+    def probe(cls, command: list[str], env: dict[str, str] | None = None) -> Cli | None:
+        """None while `sitescout urls --help` does not work (yet)."""
+        if not Path(command[0]).exists():
             return None
         try:
-            done = subprocess.run([exe, "urls", "--help"], capture_output=True, timeout=60)
+            done = subprocess.run(
+                [*command, "urls", "--help"],
+                capture_output=True,
+                timeout=60,
+                env={**os.environ, **(env or {})},
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
         if done.returncode != 0:
             return None
-        return cls(exe, _ANSI.sub("", done.stdout.decode(errors="replace")))
+        return cls(command, _ANSI.sub("", done.stdout.decode(errors="replace")), env or {})
 
     def argv(self, site_url: str, output: str) -> tuple[list[str], bool]:
         """The command line, and whether it writes `output` itself (else it writes stdout)."""
-        argv = [self.exe, "urls", site_url]
+        argv = [*self.command, "urls", site_url]
         if "--quiet" in self.help_text:
             argv.append("--quiet")
         if "--format" in self.help_text:
@@ -432,259 +412,549 @@ class Cli:
 def wait_for_cli(exe: str, poll_s: float, max_wait_s: float) -> Cli | None:
     deadline = time.monotonic() + max_wait_s
     while True:
-        cli = Cli.probe(exe)
+        cli = Cli.probe([exe])
         if cli is not None or time.monotonic() >= deadline:
             return cli
         print(f"   {exe} urls --help not working yet; retrying in {poll_s:.0f} s", file=sys.stderr)
         time.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
 
 
-def _output_urls(path: Path) -> Iterator[tuple[str, bool]]:
-    """(url, is_alternate) per output line; JSON lines, or plain URLs if it is not JSON."""
-    with path.open(encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            line = line.strip()
-            if not line.startswith("{"):
-                if line:
-                    yield line, False
-                continue
-            obj = json.loads(line)
-            alt = any(obj.get(key) for key in ("alternate_of", "is_alternate", "alternate"))
-            yield str(obj.get("url", obj.get("loc", ""))), bool(alt)
+@dataclass(slots=True)
+class Site:
+    stats: SiteStats
+    directory: Path
+    server: SiteServer | None = None
 
-
-def verify_cli(
-    launcher: Launcher, cli: Cli, stats: SiteStats, server: SiteServer, timeout: float
-) -> Verification:
-    """Run the CLI once into a file and compare its URLs with the generator's exact sets."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = str(Path(tmp) / "urls.jsonl")
-        argv, writes_itself = cli.argv(server.origin + "/", out)
-        run = launcher.run(argv, timeout=timeout, stdout_path=None if writes_itself else out)
-        if run.returncode != 0 or run.timed_out or not Path(out).exists():
-            why = f"verification run failed (exit {run.returncode}): {run.stderr[-500:]}"
-            return Verification(None, [why])
-        pages = set(iter_page_urls(stats, server.origin))
-        alternates = set(iter_alternate_only_urls(stats, server.origin))
-        lines = marked = 0
-        seen: set[str] = set()
-        for url, is_alt in _output_urls(Path(out)):
-            lines += 1
-            marked += is_alt
-            seen.add(url)
-    extra = seen - pages - alternates
-    notes = [
-        f"verify sitescout urls ({stats.page_urls:,}-URL site): {lines:,} lines, "
-        f"{len(seen):,} distinct URLs "
-        f"({marked:,} marked alternate); page URLs {len(seen & pages):,}/{len(pages):,}, "
-        f"hreflang-only {len(seen & alternates):,}/{len(alternates):,}, "
-        f"unexpected {len(extra):,}, duplicate lines {lines - len(seen):,}"
-    ]
-    notes += [f"  missing page URL e.g. {u}" for u in sorted(pages - seen)[:3]]
-    notes += [f"  missing hreflang-only URL e.g. {u}" for u in sorted(alternates - seen)[:3]]
-    notes += [f"  unexpected URL e.g. {u}" for u in sorted(extra)[:3]]
-    return Verification(len(seen), notes)
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return self.server.origin + "/"
 
 
 @dataclass(frozen=True, slots=True)
-class Verification:
-    distinct: int | None
-    notes: list[str]
+class Tool:
+    key: str
+    label: str
+    argv: Callable[[Site], list[str]]
+    env: dict[str, str] = field(default_factory=dict)
 
 
-def api_available() -> bool:
-    probe = (
-        "import sitescout, sys; sys.exit(0 if callable(getattr(sitescout, 'walk', None)) else 1)"
+def build_tools(args: Options, notes: list[str]) -> list[Tool]:
+    tools = [
+        Tool(
+            "floor",
+            "lxml.etree.fromstring floor (parse only)",
+            lambda s: _child_argv(
+                _child_floor, str(s.directory), PLACEHOLDER_ORIGIN, s.url.rstrip("/")
+            ),
+        ),
+        Tool("naive", "naive urllib + ElementTree", lambda s: _child_argv(_child_naive, s.url)),
+    ]
+    cli = wait_for_cli(args.sitescout, 60, args.wait_for_cli)
+    if cli is None:
+        notes.append(f"`{args.sitescout} urls --help` fails: sitescout CLI rows skipped")
+    else:
+        tools.append(Tool("urls", "sitescout urls", lambda s: cli.argv(s.url, os.devnull)[0]))
+    tools.append(
+        Tool("iter_urls", "sitescout.iter_urls()", lambda s: _child_argv(_child_iter_urls, s.url))
     )
-    done = subprocess.run([PYTHON, "-c", probe], capture_output=True, timeout=60)
-    return done.returncode == 0
+    if args.api:
+        tools.append(
+            Tool("api", "sitescout.walk() batches", lambda s: _child_argv(_child_api, s.url))
+        )
+    if args.before:
+        src = export_revision(args.before, notes)
+        if src is not None:
+            env = {"PYTHONPATH": str(src)}
+            old = Cli.probe([PYTHON, "-m", "sitescout"], env)
+            if old is None:
+                notes.append(f"`sitescout urls --help` of {args.before} fails: its rows skipped")
+            else:
+                tools.append(
+                    Tool(
+                        "urls_before",
+                        f"sitescout urls ({args.before})",
+                        lambda s: old.argv(s.url, os.devnull)[0],
+                        env,
+                    )
+                )
+                tools.append(
+                    Tool(
+                        "iter_urls_before",
+                        f"sitescout.iter_urls() ({args.before})",
+                        lambda s: _child_argv(_child_iter_urls, s.url),
+                        env,
+                    )
+                )
+    return tools
+
+
+def export_revision(rev: str, notes: list[str]) -> Path | None:
+    """`src/sitescout` of a git revision, exported once into `.work/` (read-only git use)."""
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        notes.append(f"--before {rev}: not a revision of this repository; skipped")
+        return None
+    sha = done.stdout.strip()
+    dest = WORK_DIR / f"before-{sha[:12]}"
+    if not (dest / "src" / "sitescout" / "__init__.py").is_file():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", sha, "src/sitescout"],
+            capture_output=True,
+            check=True,
+        )
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    src = dest / "src"
+    probe = subprocess.run(
+        [PYTHON, "-c", "import sitescout; print(sitescout.__file__)"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
+    if probe.returncode != 0 or not probe.stdout.strip().startswith(str(src)):
+        notes.append(f"--before {rev}: its package does not import on its own; skipped")
+        return None
+    notes.append(f"before = {rev} ({sha[:12]}), run from {src.relative_to(ROOT)} via PYTHONPATH")
+    return src
+
+
+# --- measuring ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Measure:
+    """One tool on one site: the runs' figures; the floor's wall and CPU are its parse calls'."""
+
+    tool: Tool
+    walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+    rss_mib: list[float] = field(default_factory=list)
+    urls: int | None = None
+    requests: int | None = None
+    module: str | None = None
+    failure: str | None = None
+    wrong: str | None = None  # ran, but did not report exactly the expected URLs
+
+    @property
+    def correct(self) -> bool:
+        return self.ok and self.wrong is None
+
+    def add(self, run: Run, requests: int | None) -> None:
+        if not run.ok:
+            why = "timed out" if run.timed_out else f"exit {run.returncode}"
+            last = (run.stderr.strip().splitlines() or [""])[-1][-300:]
+            self.failure = f"{why}: {last}"
+            return
+        result = run.result()
+        floor = self.tool.key == "floor"
+        self.walls.append(float(result["parse_s"]) if floor else run.wall)
+        self.cpus.append(float(result["parse_cpu"]) if floor else run.cpu)
+        self.rss_mib.append(run.rss_kib / 1024)
+        urls = result.get("urls")
+        self.urls = urls if isinstance(urls, int) else self.urls
+        self.module = result.get("module") or self.module
+        self.requests = requests
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and bool(self.walls)
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(self.cpus)
+
+    @property
+    def rss(self) -> float:
+        return statistics.median(self.rss_mib)
+
+
+def run_rounds(
+    launcher: Launcher, site: Site, tools: list[Tool], args: Options
+) -> dict[str, Measure]:
+    """`--repeat` rounds of every tool; the order rotates each round so drift hits all alike."""
+    assert site.server is not None
+    measures = {t.key: Measure(t) for t in tools}
+    n = site.stats.page_urls
+    for k in range(args.repeat):
+        for tool in tools[k % len(tools) :] + tools[: k % len(tools)]:
+            m = measures[tool.key]
+            if m.failure is not None:
+                continue
+            site.server.reset_counts()
+            run = launcher.run(tool.argv(site), timeout=args.timeout, env=tool.env)
+            m.add(run, sum(site.server.request_counts().values()))
+            state = "ok" if run.ok else ("timed out" if run.timed_out else f"exit {run.returncode}")
+            print(
+                f"   [{k + 1}/{args.repeat}] {n:>9,} {tool.key:<16} {run.wall:7.2f} s wall "
+                f"{run.cpu:7.2f} s CPU {run.rss_kib / 1024:7.1f} MiB  {state}",
+                file=sys.stderr,
+            )
+    return measures
+
+
+# --- verification ------------------------------------------------------------------------------
+
+
+def _output_urls(path: Path) -> Iterator[str]:
+    """The URL of every output line: JSON lines, or plain URLs if a line is not JSON."""
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            line = line.strip()
+            if line.startswith("{"):
+                yield str(json.loads(line).get("url", ""))
+            elif line:
+                yield line
+
+
+def verify(launcher: Launcher, res: SizeResult, args: Options) -> list[str]:
+    """Run `sitescout urls` (both versions with `--before`) and the naive walker once more into
+    files and hold what they found against the generator's exact sets, and each other."""
+    site = res.site
+    stats = site.stats
+    assert site.server is not None
+    origin = site.server.origin
+    pages = set(iter_page_urls(stats, origin))
+    alternates = set(iter_alternate_only_urls(stats, origin))
+    notes: list[str] = []
+    found: dict[str, set[str]] = {}
+    shm = Path("/dev/shm")
+    tmp_parent = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="sitescout-walk-", dir=tmp_parent) as tmp:
+        for key in ("urls", "urls_before", "naive"):
+            measure = res.measures.get(key)
+            if measure is None or not measure.ok:
+                continue
+            tool = measure.tool
+            out = Path(tmp) / f"{key}.out"
+            if key == "naive":
+                argv, writes_itself = _child_argv(_child_naive, site.url, str(out)), True
+            else:
+                argv = tool.argv(site)
+                writes_itself = argv[-2:] == ["--output", os.devnull]
+                argv = [*argv[:-1], str(out)] if writes_itself else argv
+            run = launcher.run(
+                argv,
+                timeout=args.timeout,
+                stdout_path=None if writes_itself else str(out),
+                env=tool.env,
+            )
+            if not run.ok or not out.exists():
+                notes.append(f"{tool.label}: verification run failed (exit {run.returncode})")
+                measure.wrong = "its output could not be verified"
+                continue
+            lines = 0
+            seen: set[str] = set()
+            for url in _output_urls(out):
+                lines += 1
+                seen.add(url)
+            out.unlink()
+            extra = seen - pages - alternates
+            text = (
+                f"{tool.label}: {lines:,} lines, {len(seen):,} distinct URLs; page URLs "
+                f"{len(seen & pages):,}/{len(pages):,}"
+            )
+            if key != "naive":
+                measure.urls = len(seen)
+                text += f", hreflang-only {len(seen & alternates):,}/{len(alternates):,}"
+            text += f", unexpected {len(extra):,}, duplicate lines {lines - len(seen):,}"
+            notes.append(text)
+            notes += [f"  missing page URL e.g. {u}" for u in sorted(pages - seen)[:3]]
+            notes += [f"  unexpected URL e.g. {u!r}" for u in sorted(extra)[:3]]
+            found[key] = seen - alternates
+            want = pages if key == "naive" else pages | alternates
+            if seen != want or lines != len(seen):
+                measure.wrong = (
+                    f"{len(seen):,} distinct URLs in {lines:,} lines, {len(want - seen):,} "
+                    f"missing, {len(seen - want):,} unexpected"
+                )
+    theirs = found.get("naive")
+    for key in ("urls", "urls_before"):
+        ours = found.get(key)
+        if ours is None or theirs is None:
+            continue
+        label = res.measures[key].tool.label
+        if ours == theirs:
+            same = "= the generator's" if ours == pages else f"≠ the generator's {len(pages):,}"
+            notes.append(
+                f"{label} and the naive walker AGREE on the unique page URLs: the same "
+                f"{len(ours):,} ({same})"
+            )
+        else:
+            notes.append(
+                f"{label} and the naive walker DISAGREE on the unique page URLs: "
+                f"{len(ours):,} vs {len(theirs):,}, {len(ours - theirs):,} only in sitescout's, "
+                f"{len(theirs - ours):,} only in the naive walker's"
+            )
+    return notes
+
+
+def check_counts(res: SizeResult) -> None:
+    """Hold the tools not verified URL by URL to the count they must report: a fast tool that
+    misses URLs gets no speed-up credited."""
+    stats = res.site.stats
+    for key, m in res.measures.items():
+        if key in ("urls", "urls_before", "naive") or not m.ok:
+            continue
+        want = stats.page_urls if key == "floor" else stats.distinct_urls
+        if m.urls != want:
+            m.wrong = f"{m.urls if m.urls is not None else '?'} URLs reported, {want:,} expected"
+            res.notes.append(f"{m.tool.label}: WRONG, {m.wrong}")
+        elif key != "floor":
+            res.notes.append(f"{m.tool.label}: {m.urls:,} entries, as expected")
 
 
 # --- report ------------------------------------------------------------------------------------
 
 
-def _fmt_found(m: Measure) -> str:
-    found = "?" if m.found is None else f"{m.found:,}"
-    return f"{found} / {m.expected:,}"
+@dataclass(slots=True)
+class SizeResult:
+    site: Site
+    measures: dict[str, Measure]
+    notes: list[str] = field(default_factory=list)
 
 
-def print_table(rows: list[Measure], main: Measure | None) -> None:
+def _speedup(base: Measure | None, m: Measure, attr: str) -> str:
+    if base is None or not base.correct or base is m:
+        return ""
+    value = getattr(m, attr)
+    return f"{getattr(base, attr) / value:.2f}×" if value > 0 else ""
+
+
+def print_size(res: SizeResult) -> None:
+    stats = res.site.stats
+    n = stats.page_urls
     print(
-        "| tool | URLs found / expected | wall s | URLs/s | peak RSS MiB | HTTP requests "
-        "| sitescout ÷ tool |"
+        f"\n#### {n:,} page URLs: index -> {stats.shards} gzipped urlsets, {stats.distinct_urls:,} "
+        f"distinct URLs with the {stats.alternate_only_urls:,} hreflang-only alternates\n"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for m in rows:
-        baseline = not m.tool.startswith("sitescout")
-        ratio = f"{main.rate / m.rate:.2f}×" if main and m.rate and baseline else ""
-        reqs = "" if m.requests is None else str(m.requests)
+    print(
+        "| tool | URLs reported | wall s | CPU s | µs CPU/URL | peak RSS MiB | requests "
+        "| speed-up vs naive (wall) | speed-up vs naive (CPU) | throughput ÷ lxml floor (CPU) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    naive, floor = res.measures.get("naive"), res.measures.get("floor")
+    for m in res.measures.values():
+        if not m.ok:
+            print(f"| {m.tool.label} | failed: {m.failure} | | | | | | | | |")
+            continue
+        urls = "?" if m.urls is None else f"{m.urls:,}"
+        if m.wrong is not None:
+            urls = f"**WRONG**: {m.wrong}"
+        reqs = "" if m.tool.key == "floor" or m.requests is None else f"{m.requests:,}"
         print(
-            f"| {m.tool} | {_fmt_found(m)} | {m.wall:.2f} | {m.rate:,.0f} | {m.rss_mib:.1f} "
-            f"| {reqs} | {ratio} |"
+            f"| {m.tool.label} | {urls} | {m.wall:.2f} | {m.cpu:.2f} | {m.cpu / n * 1e6:.2f} "
+            f"| {m.rss:.1f} | {reqs} | {_speedup(naive, m, 'wall')} | {_speedup(naive, m, 'cpu')} "
+            f"| {_speedup(floor, m, 'cpu')} |"
         )
+    for note in res.notes:
+        print(f"- {note}")
 
 
-def print_targets(
-    main: Measure | None,
-    small: Measure | None,
-    floor: Measure | None,
-    naive: Measure | None,
-    small_urls: int,
-) -> None:
-    def line(name: str, value: str, ok: bool | None) -> None:
-        verdict = "n/a" if ok is None else ("MET" if ok else "NOT MET")
+def print_growth(results: list[SizeResult]) -> None:
+    small, large = results[0], results[-1]
+    dn = large.site.stats.page_urls - small.site.stats.page_urls
+    if len(results) < 2 or dn <= 0:
+        return
+    a, b = small.site.stats.page_urls, large.site.stats.page_urls
+    print(f"\n#### Peak RSS growth, {a:,} -> {b:,} page URLs\n")
+    print(f"| tool | peak RSS MiB at {a:,} | at {b:,} | growth B/URL |\n|---|---:|---:|---:|")
+    for key, m in large.measures.items():
+        s = small.measures.get(key)
+        if key == "floor" or s is None or not (s.correct and m.correct):
+            continue
+        growth = (m.rss - s.rss) * MIB / dn
+        print(f"| {m.tool.label} | {s.rss:.1f} | {m.rss:.1f} | {growth:.1f} |")
+
+
+def print_before_after(results: list[SizeResult]) -> None:
+    pairs = (("urls", "urls_before"), ("iter_urls", "iter_urls_before"))
+    rows = []
+    for res in results:
+        for now_key, old_key in pairs:
+            now, old = res.measures.get(now_key), res.measures.get(old_key)
+            if now is None or old is None or not (now.correct and old.correct):
+                continue
+            n = res.site.stats.page_urls
+            rows.append(
+                f"| {now.tool.label} | {n:,} | {old.wall:.2f} -> {now.wall:.2f} "
+                f"| {old.cpu / n * 1e6:.2f} -> {now.cpu / n * 1e6:.2f} "
+                f"| {old.rss:.1f} -> {now.rss:.1f} | {old.wall / now.wall:.2f}× "
+                f"| {old.cpu / now.cpu:.2f}× |"
+            )
+    if rows:
+        print("\n#### Before -> after\n")
+        print(
+            "| tool | page URLs | wall s | µs CPU/URL | peak RSS MiB | speed-up (wall) "
+            "| speed-up (CPU) |\n|---|---:|---:|---:|---:|---:|---:|"
+        )
+        print("\n".join(rows))
+
+
+def print_targets(results: list[SizeResult]) -> None:
+    res = results[-1]
+    n = res.site.stats.page_urls
+    ms = res.measures
+    urls, naive, floor = ms.get("urls"), ms.get("naive"), ms.get("floor")
+    it, it_before = ms.get("iter_urls"), ms.get("iter_urls_before")
+    rows: list[tuple[str, str, bool | None]] = []
+
+    def ok(m: Measure | None) -> bool:
+        return m is not None and m.correct
+
+    if urls is not None and urls.correct:
+        us = urls.cpu / n * 1e6
+        rows.append(
+            (
+                f"`sitescout urls` CPU ≤ {TARGET_CPU_US_PER_URL} µs per URL",
+                f"{us:.2f} µs",
+                us <= TARGET_CPU_US_PER_URL,
+            )
+        )
+        if ok(naive):
+            assert naive is not None
+            r = naive.wall / urls.wall
+            rows.append(
+                (
+                    f"≥ {TARGET_NAIVE_SPEEDUP:.0f}× faster than naive (wall)",
+                    f"{r:.2f}×",
+                    r >= TARGET_NAIVE_SPEEDUP,
+                )
+            )
+        if ok(floor):
+            assert floor is not None
+            r = floor.cpu / urls.cpu
+            rows.append(
+                (
+                    f"≥ {TARGET_FLOOR_RATIO}× the lxml parse throughput (CPU)",
+                    f"{r:.2f}×",
+                    r >= TARGET_FLOOR_RATIO,
+                )
+            )
+        rows.append(
+            (
+                f"peak RSS ≤ {TARGET_PEAK_RSS_MIB:.0f} MiB",
+                f"{urls.rss:.1f} MiB",
+                urls.rss <= TARGET_PEAK_RSS_MIB,
+            )
+        )
+        small = results[0].measures.get("urls")
+        dn = n - results[0].site.stats.page_urls
+        if len(results) > 1 and small is not None and small.ok and dn > 0:
+            g = (urls.rss - small.rss) * MIB / dn
+            a = results[0].site.stats.page_urls
+            rows.append(
+                (
+                    f"RSS growth {a:,} -> {n:,} ≤ {TARGET_GROWTH_BYTES:.0f} B/URL",
+                    f"{g:.1f} B/URL",
+                    g <= TARGET_GROWTH_BYTES,
+                )
+            )
+        else:
+            rows.append(("RSS growth per URL", "needs two sizes", None))
+    else:
+        rows.append(("`sitescout urls` measured", "failed, wrong or unavailable", None))
+    if ok(it) and ok(it_before):
+        assert it is not None and it_before is not None
+        r = it_before.cpu / it.cpu
+        rows.append(
+            (
+                f"`iter_urls` ≥ {TARGET_ITER_SPEEDUP:.0f}× faster than before (CPU)",
+                f"{r:.2f}×",
+                r >= TARGET_ITER_SPEEDUP,
+            )
+        )
+    else:
+        rows.append(
+            (
+                f"`iter_urls` ≥ {TARGET_ITER_SPEEDUP:.0f}× faster than before",
+                "needs iter_urls correct now and with --before REV",
+                None,
+            )
+        )
+    print(f"\n#### Targets at {n:,} URLs (medians; the peers' targets are in peers.py)\n")
+    print("| target | measured | verdict |\n|---|---:|---|")
+    for name, value, met in rows:
+        verdict = "n/a" if met is None else ("met" if met else "**NOT met**")
         print(f"| {name} | {value} | {verdict} |")
 
-    print("\n| target (issue 2) | measured | verdict |\n|---|---:|---|")
-    if main is None:
-        line("sitescout measured at all", "CLI not available or failed", None)
-        return
-    for name, base, goal in (
-        ("lxml floor", floor, TARGET_FLOOR_RATIO),
-        ("naive walker", naive, TARGET_NAIVE_RATIO),
-    ):
-        if base is None or not base.rate:
-            line(f"throughput ≥ {goal}× {name}", "baseline missing", None)
-        else:
-            ratio = main.rate / base.rate
-            line(f"throughput ≥ {goal}× {name}", f"{ratio:.2f}×", ratio >= goal)
-    line(
-        f"peak RSS ≤ {TARGET_PEAK_RSS_MIB:.0f} MiB at {main.page_urls:,} URLs",
-        f"{main.rss_mib:.1f} MiB",
-        main.rss_mib <= TARGET_PEAK_RSS_MIB,
-    )
-    if small is None:
-        line("RSS growth", "small-site run missing", None)
-        return
-    growth = (main.rss_mib - small.rss_mib) * MIB / (main.page_urls - small_urls)
-    line(
-        f"RSS growth {small_urls:,}→{main.page_urls:,} ≤ {TARGET_GROWTH_BYTES:.0f} B/URL",
-        f"{growth:.1f} B/URL",
-        growth <= TARGET_GROWTH_BYTES,
-    )
+
+def save_json(path: Path, results: list[SizeResult], meta: dict[str, Any]) -> None:
+    sizes = []
+    for res in results:
+        tools = {
+            key: {
+                "label": m.tool.label,
+                "ok": m.ok,
+                "failure": m.failure,
+                "urls": m.urls,
+                "requests": m.requests,
+                "wall_s": m.walls,
+                "cpu_s": m.cpus,
+                "peak_rss_mib": m.rss_mib,
+            }
+            for key, m in res.measures.items()
+        }
+        sizes.append(
+            {
+                "page_urls": res.site.stats.page_urls,
+                "distinct_urls": res.site.stats.distinct_urls,
+                "shards": res.site.stats.shards,
+                "tools": tools,
+                "notes": res.notes,
+            }
+        )
+    path.write_text(json.dumps({"meta": meta, "sizes": sizes}, indent=2) + "\n")
 
 
 # --- main --------------------------------------------------------------------------------------
 
 
-def prepare(urls: int, shards: int, page_origin: str | None) -> SiteStats:
-    if shards < 1 or urls % shards:
-        raise SystemExit(f"--urls ({urls}) must be a positive multiple of --shards ({shards})")
-    directory = site_dir(shards, urls // shards, page_origin)
-    start = time.perf_counter()
-    stats, generated = ensure_flat_index(directory, shards, urls // shards, page_origin=page_origin)
-    verb = "generated" if generated else "cached"
-    print(
-        f"== site {directory.name}: {verb} ({time.perf_counter() - start:.1f} s), "
-        f"{stats.page_urls:,} page URLs, {stats.distinct_urls:,} with hreflang-only "
-        f"alternates, {stats.documents} documents",
-        file=sys.stderr,
-    )
-    return stats
-
-
-def site_dir(shards: int, per_shard: int, page_origin: str | None) -> Path:
-    pages = "" if page_origin is None else "-pages-" + re.sub(r"[^A-Za-z0-9.]+", "_", page_origin)
-    return WORK_DIR / f"flat-{shards}x{per_shard}{pages}"
-
-
-def served_dir(stats: SiteStats) -> Path:
-    return site_dir(stats.shards, stats.per_shard, stats.page_origin)
-
-
-def run_floor(
-    launcher: Launcher, stats: SiteStats, args: Options, notes: list[str]
-) -> Measure | None:
-    print("== lxml parse floor", file=sys.stderr)
-    # The floor reads files, not HTTP, but its bytes must match what the server sends, so the
-    # origin is a stand-in of the same shape as the server's.
-    argv = _child_argv(
-        _child_floor, str(served_dir(stats)), PLACEHOLDER_ORIGIN, "http://127.0.0.1:40000"
-    )
-    runs, _ = repeat_child(launcher, argv, args.repeat, timeout=args.timeout, label="floor")
-    m = measure(
-        "lxml.etree.fromstring floor (parse time only)", stats, runs, expected=stats.page_urls
-    )
-    if m is not None:
-        m.wall = min(r.result()["parse_s"] for r in runs)
-        extract = min(r.result()["parse_s"] + r.result()["extract_s"] for r in runs)
-        notes.append(
-            f"lxml floor plus `[loc.text.strip() for loc in root.iter(...)]`: {extract:.2f} s, "
-            f"{m.page_urls / extract:,.0f} URLs/s (parse + the least per-URL Python work)"
-        )
-    return m
-
-
-def run_naive(
-    launcher: Launcher, stats: SiteStats, server: SiteServer, args: Options
-) -> Measure | None:
-    argv = _child_argv(_child_naive, server.origin + "/")
-    runs, reqs = repeat_child(
-        launcher, argv, args.repeat, timeout=args.timeout, server=server, label="naive"
-    )
-    return measure(
-        "naive urllib + ElementTree", stats, runs, expected=stats.page_urls, requests=reqs
-    )
-
-
-def run_cli(
-    launcher: Launcher, cli: Cli, stats: SiteStats, server: SiteServer, args: Options
-) -> Measure | None:
-    argv, _ = cli.argv(server.origin + "/", os.devnull)
-    runs, reqs = repeat_child(
-        launcher,
-        argv,
-        args.repeat,
-        timeout=args.timeout,
-        server=server,
-        label=f"sitescout urls {stats.page_urls:,}",
-    )
-    return measure(
-        f"sitescout urls ({stats.page_urls:,} URLs)",
-        stats,
-        runs,
-        expected=stats.distinct_urls,
-        requests=reqs,
-    )
-
-
-def run_api(
-    launcher: Launcher, stats: SiteStats, server: SiteServer, args: Options, notes: list[str]
-) -> Measure | None:
-    if not api_available():
-        notes.append("API: `sitescout.walk` is not importable yet; skipped")
-        return None
-    argv = _child_argv(_child_api, server.origin + "/")
-    runs, reqs = repeat_child(
-        launcher, argv, args.repeat, timeout=args.timeout, server=server, label="api"
-    )
-    m = measure("sitescout.walk() API", stats, runs, expected=stats.distinct_urls, requests=reqs)
-    if m is not None:
-        got = runs[0].result()
-        notes.append(
-            f"API: {got.get('urls'):,} entries yielded, {got.get('alternates'):,} alternates"
-        )
-    return m
-
-
 @dataclass(frozen=True, slots=True)
 class Options:
-    urls: int
-    shards: int
+    sizes: list[int]
+    per_shard: int
     repeat: int
     api: bool
+    before: str | None
+    json: str | None
     timeout: float
     wait_for_cli: float
     sitescout: str
     page_origin: str | None
 
 
+def _size(text: str) -> int:
+    text = text.strip().lower().replace("_", "")
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    return int(float(text.rstrip("km")) * scale)
+
+
 def parse_args() -> Options:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--urls", type=int, default=1_000_000, help="page URLs in the main site")
-    parser.add_argument("--shards", type=int, default=20, help="urlsets in the main site")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per measurement (best wall)")
+    parser.add_argument(
+        "--sizes",
+        default="250k,1M",
+        help="page URLs per site, comma-separated (RSS growth is taken between the smallest and "
+        "the largest); default 250k,1M",
+    )
+    parser.add_argument("--per-shard", type=int, default=50_000, help="URLs per urlset")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; tables show medians")
     parser.add_argument("--api", action="store_true", help="also measure sitescout.walk()")
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="also measure this git revision's sitescout (urls and iter_urls), e.g. HEAD",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per child run")
     parser.add_argument(
         "--wait-for-cli",
@@ -702,94 +972,107 @@ def parse_args() -> Options:
         "--page-origin",
         metavar="URL",
         help="put page URLs on this origin (e.g. https://www.example.com) instead of the "
-        "loopback server's http://127.0.0.1:PORT, whose port some URL fast paths do not take",
+        "loopback server's http://127.0.0.1:PORT",
     )
     ns = parser.parse_args()
     if ns.repeat < 1:
         parser.error("--repeat must be at least 1")
-    return Options(**vars(ns))
+    try:
+        sizes = sorted({_size(s) for s in ns.sizes.split(",") if s.strip()})
+    except ValueError:
+        parser.error(f"--sizes: not a list of numbers: {ns.sizes}")
+    if not sizes or ns.per_shard < 1:
+        parser.error("--sizes and --per-shard must be positive")
+    for size in sizes:
+        if size < 1 or (size > ns.per_shard and size % ns.per_shard):
+            parser.error(f"size {size:,} is not a multiple of --per-shard ({ns.per_shard:,})")
+    return Options(**{**vars(ns), "sizes": sizes})
 
 
-@dataclass(slots=True)
-class Results:
-    stats: SiteStats
-    small: SiteStats
-    floor: Measure | None = None
-    naive: Measure | None = None
-    cli_main: Measure | None = None
-    cli_small: Measure | None = None
-    api: Measure | None = None
-    notes: list[str] = field(default_factory=list)
-    load: list[float] = field(default_factory=list)  # 1-min load average: start, after timing
+def site_dir(shards: int, per_shard: int, page_origin: str | None) -> Path:
+    pages = "" if page_origin is None else "-pages-" + re.sub(r"[^A-Za-z0-9.]+", "_", page_origin)
+    return WORK_DIR / f"flat-{shards}x{per_shard}{pages}"
 
 
-def run_all(launcher: Launcher, args: Options) -> Results:
-    res = Results(
-        prepare(args.urls, args.shards, args.page_origin),
-        prepare(args.urls // 4, max(1, args.shards // 4), args.page_origin),
-    )
-    res.load.append(os.getloadavg()[0])
-    res.floor = run_floor(launcher, res.stats, args, res.notes)
-    cli = wait_for_cli(args.sitescout, 60, args.wait_for_cli)
-    if cli is None:
-        res.notes.append(f"sitescout CLI: `{args.sitescout} urls --help` fails; skipped")
-    with SiteServer(served_dir(res.stats)) as big, SiteServer(served_dir(res.small)) as small:
-        for stats, server in ((res.stats, big), (res.small, small)):
-            print(f"== serving {served_dir(stats).name} at {server.origin}/", file=sys.stderr)
-        res.naive = run_naive(launcher, res.stats, big, args)
-        if cli is not None:
-            res.cli_main = run_cli(launcher, cli, res.stats, big, args)
-            res.cli_small = run_cli(launcher, cli, res.small, small, args)
-        if args.api:
-            res.api = run_api(launcher, res.stats, big, args, res.notes)
-        res.load.append(os.getloadavg()[0])
-        # Verification last: it makes this process build big sets, which must not overlap
-        # (or precede, through allocator and page-cache churn) any timed run.
-        for measured, stats, server in (
-            (res.cli_main, res.stats, big),
-            (res.cli_small, res.small, small),
-        ):
-            if cli is not None and measured is not None:
-                verified = verify_cli(launcher, cli, stats, server, args.timeout)
-                res.notes += verified.notes
-                measured.found = verified.distinct
-    return res
-
-
-def report(res: Results, repeat: int) -> None:
-    stats = res.stats
-    pages = f"page URLs on {stats.page_origin}" if stats.page_origin else "same-origin page URLs"
+def prepare(size: int, per_shard: int, page_origin: str | None) -> Site:
+    per_shard = min(per_shard, size)
+    shards = size // per_shard
+    directory = site_dir(shards, per_shard, page_origin)
+    start = time.perf_counter()
+    stats, generated = ensure_flat_index(directory, shards, per_shard, page_origin=page_origin)
     print(
-        f"\n### sitescout walk benchmark: {stats.page_urls:,} URLs, index -> {stats.shards} "
-        f"gzipped urlsets, {pages}, best of {repeat}\n"
+        f"== site {directory.name}: {'generated' if generated else 'cached'} "
+        f"({time.perf_counter() - start:.1f} s), {stats.page_urls:,} page URLs, "
+        f"{stats.distinct_urls:,} with hreflang-only alternates, {stats.documents} documents",
+        file=sys.stderr,
     )
-    print(
-        f"Python {platform.python_version()}, lxml {metadata.version('lxml')}, sitescout "
-        f"{_version('sitescout')}, {os.cpu_count()} CPUs, {platform.machine()}, 1-min load "
-        f"{' -> '.join(f'{x:.2f}' for x in res.load)} (other work on the machine skews times)\n"
-    )
-    rows = [res.cli_main, res.api, res.cli_small, res.floor, res.naive]
-    print_table([m for m in rows if m is not None], res.cli_main)
-    print_targets(res.cli_main, res.cli_small, res.floor, res.naive, res.small.page_urls)
-    print(
-        "\nURLs/s = page URLs (<loc>) / wall s on every row; the floor's wall is parse time only."
-    )
-    print(
-        f"sitescout's expected count includes the {stats.alternate_only_urls:,} hreflang-only "
-        "alternates; the other rows count <loc> only."
-    )
-    for note in res.notes:
-        print(f"- {note}")
+    return Site(stats, directory)
 
 
 def main() -> int:
     args = parse_args()
+    notes: list[str] = []
+    results: list[SizeResult] = []
+    load = [os.getloadavg()[0]]
     # The launcher starts first, while this process is still small (see Launcher).
-    with Launcher() as launcher:
-        results = run_all(launcher, args)
+    with Launcher() as launcher, contextlib.ExitStack() as servers:
+        sites = [prepare(size, args.per_shard, args.page_origin) for size in args.sizes]
+        tools = build_tools(args, notes)
+        for site in sites:
+            site.server = servers.enter_context(SiteServer(site.directory))
+            print(f"== serving {site.directory.name} at {site.url}", file=sys.stderr)
+        for site in sites:
+            results.append(SizeResult(site, run_rounds(launcher, site, tools, args)))
+        load.append(os.getloadavg()[0])
+        # Verification last: it makes this process build big sets, which must not overlap
+        # (or precede, through allocator and page-cache churn) any timed run.
+        for res in results:
+            res.notes += verify(launcher, res, args)
+            check_counts(res)
     sys.stderr.flush()
-    report(results, args.repeat)
+    report(results, args, notes, load)
     return 0
+
+
+def report(results: list[SizeResult], args: Options, notes: list[str], load: list[float]) -> None:
+    stats = results[-1].site.stats
+    host = stats.page_origin or "127.0.0.1:PORT"
+    sizes = ", ".join(f"{r.site.stats.page_urls:,}" for r in results)
+    print(
+        f"\n### sitescout walk benchmark: {sizes} URLs, page URLs on {host}, "
+        f"median of {args.repeat}\n"
+    )
+    print(
+        f"Python {platform.python_version()}, lxml {metadata.version('lxml')}, sitescout "
+        f"{_version('sitescout')}, {os.cpu_count()} CPUs, {platform.machine()}, 1-min load "
+        f"{' -> '.join(f'{x:.2f}' for x in load)} (other work on the machine skews times). "
+        "Whole processes (start-up and imports included) except the lxml floor, whose wall and "
+        "CPU are its parse calls only. µs CPU/URL = CPU s / page URLs (<loc>s) for every row; "
+        "speed-ups are the naive walker's figure ÷ the tool's; throughput ÷ floor is the floor's "
+        "parse CPU ÷ the tool's CPU. The site mix is described in benchmarks/_site.py."
+    )
+    for res in results:
+        print_size(res)
+    print_growth(results)
+    print_before_after(results)
+    print_targets(results)
+    if notes:
+        print()
+        for note in notes:
+            print(f"- {note}")
+    command = " ".join([".venv/bin/python", "benchmarks/walk.py", *sys.argv[1:]])
+    print(f"\nCommand: `{command}`")
+    if args.json:
+        meta = {
+            "command": command,
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load": load,
+            "repeat": args.repeat,
+            "sitescout": _version("sitescout"),
+            "notes": notes,
+        }
+        save_json(Path(args.json), results, meta)
 
 
 def _version(dist: str) -> str:
