@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint rust-check build clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,20 +20,32 @@ demo: $(VENV)/.installed
 	$(BIN)/sitescout demo
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks fuzz
+	$(BIN)/ruff format --check src tests benchmarks fuzz
 	$(BIN)/mypy
 
-# protego's sdist ships 4,231 real robots.txt files (tests/test_data/); downloaded once, read by
-# tests/test_robots_corpus.py straight from the tarball.
-ROBOTS_CORPUS := $(VENV)/corpus/protego-0.7.0.tar.gz
+# The Rust core: formatting, lints (with and without the Python glue) and its own tests.
+rust-check:
+	cd rust && cargo fmt --check
+	cd rust && cargo clippy --quiet --all-targets -- -D warnings
+	cd rust && cargo clippy --quiet --all-targets --features python -- -D warnings
+	cd rust && cargo test --quiet
 
-$(ROBOTS_CORPUS): | $(BIN)/python
-	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: --dest $(VENV)/corpus protego==0.7.0
-	test -f $@ && touch $@
+# After editing Rust: rebuild the extension in place (release, as users and benchmarks run it).
+build: $(VENV)/.installed-dev
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --skip-install --quiet
 
-test: lint $(ROBOTS_CORPUS)
+# Real-world files read by the `corpus` tests straight from these sdists: protego's 4,231
+# robots.txt files, and the sitemaps and feeds in trafilatura's and scrapy's test data.
+CORPUS_SDISTS := protego==0.7.0 trafilatura==2.3.1 scrapy==2.19.0
+CORPUS := $(VENV)/corpus/.downloaded
+
+$(CORPUS): | $(BIN)/python
+	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: --dest $(VENV)/corpus $(CORPUS_SDISTS)
+	touch $@
+
+test: lint rust-check $(CORPUS)
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache rust/target src/sitescout/_core*.so

@@ -925,8 +925,9 @@ def test_unterminated_comment_keeps_entries_before() -> None:
     assert r.errors
 
 
-def test_salvage_when_the_error_surfaces_only_at_close() -> None:
-    """libxml2 waits for the end of the attribute value and only reports the damage in close()."""
+def test_salvage_after_an_attribute_value_left_open() -> None:
+    """`<` cannot appear in an attribute value: one left open is damage that ends at the next
+    `<`, and the items after it come out as they arrive, not only when the document closes."""
     body = (
         url_el("https://x.com/a")
         + '<url bad="><loc>https://x.com/b</loc></url>'
@@ -936,6 +937,10 @@ def test_salvage_when_the_error_surfaces_only_at_close() -> None:
     assert r.urls[0] == "https://x.com/a"
     assert "https://x.com/c" in r.urls
     assert len(r.urls) == len(set(r.urls))
+    assert r.errors
+    parser = SitemapParser(DOC)
+    parser.feed(urlset(body))
+    assert "https://x.com/c" in [e.url for e in parser.take()[0]]  # before close()
 
 
 # --------------------------------------------------------------------------- sniffing and prolog

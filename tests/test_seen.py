@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitescout._seen import SeenSet
+from sitescout._core import SeenSet
 
 
 def test_add_reports_novelty_and_grows() -> None:

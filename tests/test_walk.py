@@ -162,6 +162,44 @@ async def test_hreflang_alternates_yielded_flagged_and_deduplicated(site: Site) 
     assert sorted(e.url for e in no_alt) == sorted([f"{u}/en/", f"{u}/de/"])
 
 
+async def test_a_page_listed_before_still_brings_its_own_alternates(site: Site) -> None:
+    """/de/ is first an alternate of /en/ (a.xml), then a page of its own that lists /fr/
+    (b.xml): the page is a duplicate, but /fr/ is new and is reported."""
+    u = site.url
+    site.add("/index.xml", sitemapindex([f"{u}/a.xml", f"{u}/b.xml"]))
+    site.add(
+        "/a.xml",
+        urlset([f"{u}/en/"], extra=f'<xhtml:link rel="alternate" hreflang="de" href="{u}/de/"/>'),
+    )
+    site.add(
+        "/b.xml",
+        urlset([f"{u}/de/"], extra=f'<xhtml:link rel="alternate" hreflang="fr" href="{u}/fr/"/>'),
+    )
+    entries, report, _ = await collect(u + "/index.xml", concurrency=1)
+    assert [(e.url, e.alternate_of) for e in entries] == [
+        (f"{u}/en/", None),
+        (f"{u}/de/", f"{u}/en/"),
+        (f"{u}/fr/", f"{u}/de/"),
+    ]
+    assert (report.urls, report.alternates, report.duplicates) == (1, 2, 1)
+
+
+def test_a_slow_consumer_gets_every_url_once(site: Site) -> None:
+    """Workers of several documents fill batches while the consumer lags (the queue is full):
+    no batch is changed or sent twice after it was queued."""
+    shards = [f"{site.url}/s{i}.xml" for i in range(6)]
+    site.add("/index.xml", sitemapindex(shards))
+    for i in range(6):
+        site.add(f"/s{i}.xml", urlset(pages(site, f"s{i}-", 3000)))
+    urls = []
+    for n, entry in enumerate(sitescout.iter_urls(site.url + "/index.xml", concurrency=6)):
+        urls.append(entry.url)
+        if n % 1000 == 0:
+            time.sleep(0.02)  # the walk's queue fills while the loop is stopped
+    assert len(urls) == 18_000
+    assert len(set(urls)) == 18_000
+
+
 async def test_duplicates_across_documents(site: Site) -> None:
     site.add("/index.xml", sitemapindex([f"{site.url}/a.xml", f"{site.url}/b.xml"]))
     site.add("/a.xml", urlset(pages(site, "p", 5)))

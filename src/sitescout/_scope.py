@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from ._core import SeenSet
 from ._discover import (
     ROBOTS_MAX_BYTES,
     WELL_KNOWN,
@@ -39,7 +40,6 @@ from ._locale import base_prefix, multilingual, normalize_locale, sitemap_locale
 from ._models import SITEMAP_KINDS, DocumentKind, LlmsSummary
 from ._parse import SitemapParser
 from ._robots import parse_robots
-from ._seen import SeenSet
 from ._urls import normalize_url, url_path
 
 __all__ = [

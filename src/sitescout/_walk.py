@@ -15,10 +15,11 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
 from ._budget import Budgets, BudgetTracker, order_children
+from ._core import Batch, SeenSet
 from ._crawl import Crawler, SitemapFound
 from ._discover import Discovery, LlmsReader, discover, looks_like_sitemap_url, origin_of
 from ._errors import UsageError, check_whole
@@ -35,7 +36,6 @@ from ._locale import (
 )
 from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
 from ._parse import SitemapParser
-from ._seen import SeenSet
 from ._urls import site_key
 
 log = logging.getLogger(__name__)
@@ -149,8 +149,10 @@ class Walk:
         self._visited: set[str] = set()
         self._queue: asyncio.Queue[tuple[str, int, bool]] = asyncio.Queue()
         self._probes: set[str] = set()
-        self._out: asyncio.Queue[list[Entry] | type[_Done]] = asyncio.Queue(maxsize=4)
+        self._out: asyncio.Queue[list[Entry] | Batch | type[_Done]] = asyncio.Queue(maxsize=4)
+        # Entries waiting to fill a batch: Python objects, or rows the native core holds.
         self._batch: list[Entry] = []
+        self._rows = Batch()
         self._stop_urls = False
         self._started = False
         self._preferred_locale = self.options.locale or path_locale(url)
@@ -173,12 +175,28 @@ class Walk:
         self._llms_listed: set[str] = set()
 
     def __aiter__(self) -> AsyncIterator[list[Entry]]:
+        return self._entries(self.batches())
+
+    @staticmethod
+    async def _entries(
+        batches: AsyncGenerator[list[Entry] | Batch, None],
+    ) -> AsyncGenerator[list[Entry], None]:
+        try:
+            async for batch in batches:
+                yield batch if isinstance(batch, list) else batch.entries()
+        finally:
+            await batches.aclose()  # now, on this loop: it stops the walk's tasks
+
+    def batches(self) -> AsyncGenerator[list[Entry] | Batch, None]:
+        """The walk's batches as they are made: lists of entries, or `Batch`es of rows the native
+        core holds (`to_jsonl()`, `to_csv()`, `entries()`), which spare a writer building an
+        object per URL. Iterate either this or the walk itself, once."""
         if self._started:
             raise RuntimeError("a Walk can be iterated once")
         self._started = True
         return self._batches()
 
-    async def _batches(self) -> AsyncIterator[list[Entry]]:
+    async def _batches(self) -> AsyncGenerator[list[Entry] | Batch, None]:
         start = time.monotonic()
         driver = asyncio.create_task(self._drive())
         try:
@@ -186,7 +204,7 @@ class Walk:
                 item = await self._out.get()
                 if item is _Done:
                     break
-                assert isinstance(item, list)
+                assert isinstance(item, (list, Batch))
                 yield item
             await driver  # surfaces a bug in the driver instead of hiding it
         finally:
@@ -221,9 +239,8 @@ class Walk:
                     w.cancel()
                 await asyncio.gather(*workers, return_exceptions=True)
         self._finish()
-        if self._batch:
-            await self._out.put(self._batch)
-            self._batch = []
+        await self._flush_entries()
+        await self._flush_rows()
 
     async def _run_discovery(self, fetcher: Fetcher) -> None:
         await self._discover_and_walk(fetcher)
@@ -600,7 +617,7 @@ class Walk:
 
     async def _absorb(self, parser: SitemapParser) -> None:
         """Move what the parser produced into batches; awaits when the consumer is behind."""
-        entries, sitemaps, malformed = parser.take()
+        rows, sitemaps, malformed = parser.take_rows()
         if sitemaps:
             self._pending_children.setdefault(id(parser), []).extend(sitemaps)
         report = self.report
@@ -608,8 +625,20 @@ class Walk:
             report.malformed_count += 1
             if len(report.malformed) < MAX_MALFORMED_KEPT:
                 report.malformed.append(bad)
-        if not entries:
+        if not rows:
             return
+        if self.prefix is None and self._llms_index is None:
+            # Nothing to decide per entry in Python: rows stay in the native core.
+            if self.options.alternates:
+                dropped, alternates = rows.retain_new_with_alternates(self._seen)
+            else:
+                dropped, alternates = rows.retain_new(self._seen), None
+            report.duplicates += dropped
+            await self._emit_rows(rows)
+            if alternates:
+                await self._emit_rows(alternates)
+            return
+        entries = rows.entries()
         # Locs first, alternates after: a URL that is a loc in this stretch of the document is
         # reported as a page, not as some other page's alternate.
         await self._emit(self._fresh(entries))
@@ -662,7 +691,42 @@ class Walk:
                     self._mark_sources(alternate, index)
                 yield alternate
 
+    async def _emit_rows(self, rows: Batch) -> None:
+        """`_emit` for rows held natively (pages, or alternates, as `_emit` takes them)."""
+        if self._stop_urls or not rows:
+            return
+        await self._flush_entries()
+        report = self.report
+        limit = self.options.budgets.max_urls
+        if limit is not None:
+            room = max(0, limit - report.urls - report.alternates)
+            if len(rows) > room:
+                # Counted for the §5 truncation notice; the rest of the document is not read.
+                report.urls_cut += rows.split_off(room).pages()
+                self._url_limit_reached()
+        pages = rows.pages()
+        report.urls += pages
+        report.alternates += len(rows) - pages
+        self._rows.extend(rows)
+        # Other documents' workers emit while this one waits on a full queue: what is pending
+        # is read from `self._rows` again after every wait, never kept across it.
+        while len(self._rows) >= BATCH_SIZE:
+            full = self._rows
+            self._rows = full.split_off(BATCH_SIZE)
+            await self._out.put(full)
+
+    async def _flush_rows(self) -> None:
+        if self._rows:
+            rows, self._rows = self._rows, Batch()
+            await self._out.put(rows)
+
+    async def _flush_entries(self) -> None:
+        if self._batch:
+            batch, self._batch = self._batch, []
+            await self._out.put(batch)
+
     async def _emit(self, entries: Iterator[Entry]) -> None:
+        await self._flush_rows()
         batch = self._batch
         report = self.report
         limit = self.options.budgets.max_urls

@@ -20,6 +20,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..__about__ import __version__
 from .._budget import Budgets
+from .._core import Batch
 from .._errors import UsageError
 from .._http import FetchConfig
 from .._locale import path_locale
@@ -251,10 +252,13 @@ class Tally:
     def total(self) -> int:
         return self.urls + self.alternates
 
-    def add(self, batch: list[Entry]) -> None:
-        alternates = sum(1 for e in batch if e.alternate_of is not None)
-        self.alternates += alternates
-        self.urls += len(batch) - alternates
+    def add(self, batch: list[Entry] | Batch) -> None:
+        if isinstance(batch, Batch):
+            pages = batch.pages()
+        else:
+            pages = sum(1 for e in batch if e.alternate_of is None)
+        self.urls += pages
+        self.alternates += len(batch) - pages
 
     def settle(self, report: WalkReport) -> None:
         """Make `report` count what was passed on, noting what the walk found beyond it."""

@@ -21,6 +21,7 @@ from typing import IO, Annotated, NoReturn
 import typer
 
 from .._api import walk as start_walk
+from .._core import Batch
 from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT
 from .._models import Entry
@@ -131,7 +132,10 @@ class _Writer:
         if self._csv is not None:
             self._csv.writerow(COLUMNS)
 
-    def write(self, batch: list[Entry]) -> None:
+    def write(self, batch: list[Entry] | Batch) -> None:
+        if isinstance(batch, Batch):
+            self._write_rows(batch)
+            return
         if self._parquet is not None:
             self._parquet.write(batch)
             return
@@ -159,6 +163,17 @@ class _Writer:
             )
             for e in batch
         )
+
+    def _write_rows(self, rows: Batch) -> None:
+        """Rows the native core holds are encoded there, the same bytes as the lines above."""
+        if self._parquet is not None:
+            self._parquet.write(rows.entries())
+        elif self.fmt is Format.txt:
+            self.out.write(rows.to_txt())
+        elif self._csv is None:
+            self.out.write(rows.to_jsonl())
+        else:
+            self.out.write(rows.to_csv())
 
 
 class _Output:
@@ -205,7 +220,7 @@ class _Output:
         os.chmod(name, _mode_for(final))
         return self.temp
 
-    def write(self, batch: list[Entry]) -> None:
+    def write(self, batch: list[Entry] | Batch) -> None:
         self.writer.write(batch)
 
     def close(self, *, keep: bool) -> None:
@@ -250,7 +265,7 @@ def _holding_interrupts() -> Iterator[None]:
 
 
 async def _stream(walk: Walk, output: _Output, tally: Tally, progress: WalkProgress) -> None:
-    async for batch in walk:
+    async for batch in walk.batches():
         output.write(batch)
         tally.add(batch)
         progress.update(walk.report)

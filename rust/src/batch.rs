@@ -1,0 +1,314 @@
+//! A batch of inventory rows and their encodings (JSON lines, CSV, plain URLs).
+//!
+//! The CLI writes batches straight from here, so `sitescout urls` builds no Python object per
+//! URL. The encodings are byte-for-byte those of the Python writers (`json.encoder`'s
+//! `encode_basestring`, `repr(float)`, the csv module's minimal quoting).
+#![forbid(unsafe_code)]
+
+use std::fmt::Write;
+use std::sync::Arc;
+
+use crate::entry::Entry;
+use crate::seen::SeenSet;
+
+/// One inventory row: a page entry or, with `alternate_of` set, an hreflang alternate of one.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub entry: Entry,
+    pub sitemap: Arc<str>,
+    pub depth: u32,
+    pub hreflang: Option<String>,
+    pub alternate_of: Option<String>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Rows(pub Vec<Row>);
+
+impl Rows {
+    pub fn from_document(entries: Vec<Entry>, sitemap: &str, depth: u32) -> Self {
+        let sitemap: Arc<str> = Arc::from(sitemap);
+        Rows(
+            entries
+                .into_iter()
+                .map(|entry| Row {
+                    entry,
+                    sitemap: Arc::clone(&sitemap),
+                    depth,
+                    hreflang: None,
+                    alternate_of: None,
+                })
+                .collect(),
+        )
+    }
+
+    /// Keep the rows whose URL was not seen before (adding them); returns how many went.
+    pub fn retain_new(&mut self, seen: &mut SeenSet) -> usize {
+        let before = self.0.len();
+        self.0.retain(|row| seen.add(&row.entry.url));
+        before - self.0.len()
+    }
+
+    /// `retain_new`, then the alternates of every row, the dropped ones included (a page seen
+    /// before may still list alternates nobody listed yet): the count dropped and the alternates.
+    pub fn retain_new_with_alternates(&mut self, seen: &mut SeenSet) -> (usize, Rows) {
+        let fresh: Vec<bool> = self.0.iter().map(|row| seen.add(&row.entry.url)).collect();
+        let alternates = self.alternates(seen);
+        let mut keep = fresh.into_iter();
+        let before = self.0.len();
+        self.0.retain(|_| keep.next().unwrap_or(false));
+        (before - self.0.len(), alternates)
+    }
+
+    /// The hreflang alternates of these rows not seen before, as rows of their own.
+    pub fn alternates(&self, seen: &mut SeenSet) -> Rows {
+        let mut out = Vec::new();
+        for row in &self.0 {
+            for alt in &row.entry.alternates {
+                if seen.add(&alt.url) {
+                    out.push(Row {
+                        entry: Entry {
+                            url: alt.url.clone(),
+                            ..Entry::default()
+                        },
+                        sitemap: Arc::clone(&row.sitemap),
+                        depth: row.depth,
+                        hreflang: Some(alt.hreflang.clone()),
+                        alternate_of: Some(row.entry.url.clone()),
+                    });
+                }
+            }
+        }
+        Rows(out)
+    }
+
+    pub fn pages(&self) -> usize {
+        self.0.iter().filter(|r| r.alternate_of.is_none()).count()
+    }
+
+    pub fn split_off(&mut self, at: usize) -> Rows {
+        Rows(self.0.split_off(at.min(self.0.len())))
+    }
+
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::with_capacity(self.0.len() * 160);
+        for row in &self.0 {
+            json_line(&mut out, row);
+        }
+        out
+    }
+
+    pub fn to_csv(&self) -> String {
+        let mut out = String::with_capacity(self.0.len() * 120);
+        for row in &self.0 {
+            csv_row(&mut out, row);
+        }
+        out
+    }
+
+    pub fn to_txt(&self) -> String {
+        let mut out = String::with_capacity(self.0.len() * 64);
+        for row in &self.0 {
+            out.push_str(&row.entry.url);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// `json.encoder.encode_basestring`: quotes, backslash and control characters escaped, the rest
+/// (non-ASCII included) as it is.
+pub fn json_str(out: &mut String, s: &str) {
+    out.push('"');
+    // Nearly every value (URLs, dates) needs no escape: one branch-free pass decides.
+    if !s.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    }) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{:04x}", b);
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+fn json_opt(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => json_str(out, s),
+        None => out.push_str("null"),
+    }
+}
+
+/// `repr(float)`: the shortest round-tripping digits, scientific below 1e-4 and from 1e16 on.
+pub fn py_float(out: &mut String, v: f64) {
+    if v.is_nan() {
+        out.push_str("nan");
+        return;
+    }
+    if v.is_infinite() {
+        out.push_str(if v > 0.0 { "inf" } else { "-inf" });
+        return;
+    }
+    if v == 0.0 {
+        out.push_str(if v.is_sign_negative() { "-0.0" } else { "0.0" });
+        return;
+    }
+    let sci = format!("{v:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..16).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        let _ = write!(out, "{mantissa}e{sign}{:02}", exp.abs());
+        return;
+    }
+    let fixed = format!("{v}");
+    out.push_str(&fixed);
+    if !fixed.contains('.') {
+        out.push_str(".0");
+    }
+}
+
+fn json_line(out: &mut String, row: &Row) {
+    let e = &row.entry;
+    out.push_str("{\"url\":");
+    json_str(out, &e.url);
+    out.push_str(",\"lastmod\":");
+    json_opt(out, e.lastmod.as_deref());
+    out.push_str(",\"priority\":");
+    match e.priority {
+        Some(p) => py_float(out, p),
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"changefreq\":");
+    json_opt(out, e.changefreq);
+    out.push_str(",\"hreflang\":");
+    json_opt(out, row.hreflang.as_deref());
+    out.push_str(",\"alternate_of\":");
+    json_opt(out, row.alternate_of.as_deref());
+    out.push_str(",\"sitemap\":");
+    json_str(out, &row.sitemap);
+    out.push_str(",\"depth\":");
+    push_int(out, row.depth);
+    out.push_str("}\n");
+}
+
+fn push_int(out: &mut String, n: u32) {
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+    } else {
+        let _ = write!(out, "{n}");
+    }
+}
+
+/// One field as the csv module writes it with minimal quoting and "\n" line ends.
+fn csv_field(out: &mut String, s: &str) {
+    if s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n')) {
+        out.push('"');
+        out.push_str(&s.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(s);
+    }
+}
+
+fn csv_row(out: &mut String, row: &Row) {
+    let e = &row.entry;
+    csv_field(out, &e.url);
+    out.push(',');
+    csv_field(out, e.lastmod.as_deref().unwrap_or(""));
+    out.push(',');
+    if let Some(p) = e.priority {
+        py_float(out, p);
+    }
+    out.push(',');
+    csv_field(out, e.changefreq.unwrap_or(""));
+    out.push(',');
+    csv_field(out, row.hreflang.as_deref().unwrap_or(""));
+    out.push(',');
+    csv_field(out, row.alternate_of.as_deref().unwrap_or(""));
+    out.push(',');
+    csv_field(out, &row.sitemap);
+    // depth, then source "sitemap" and the empty title, md_url and sources of sitemap rows.
+    let _ = writeln!(out, ",{},sitemap,,,", row.depth);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn float(v: f64) -> String {
+        let mut s = String::new();
+        py_float(&mut s, v);
+        s
+    }
+
+    #[test]
+    fn floats_read_like_python_repr() {
+        assert_eq!(float(0.5), "0.5");
+        assert_eq!(float(1.0), "1.0");
+        assert_eq!(float(0.0), "0.0");
+        assert_eq!(float(0.00001), "1e-05");
+        assert_eq!(float(0.0001), "0.0001");
+        assert_eq!(float(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(float(1.5e-7), "1.5e-07");
+        assert_eq!(float(1e16), "1e+16");
+    }
+
+    #[test]
+    fn json_strings_escape_like_encode_basestring() {
+        let mut s = String::new();
+        json_str(&mut s, "a\"b\\c\n\u{1}é\u{7f}");
+        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001é\u{7f}\"");
+    }
+
+    #[test]
+    fn dedup_and_alternates() {
+        let mut seen = SeenSet::default();
+        let mk = |u: &str| Entry {
+            url: u.into(),
+            alternates: vec![crate::entry::Alternate {
+                hreflang: "de".into(),
+                url: format!("{u}/de"),
+            }],
+            ..Entry::default()
+        };
+        let mut rows = Rows::from_document(vec![mk("a"), mk("b"), mk("a")], "s", 2);
+        assert_eq!(rows.retain_new(&mut seen), 1);
+        let alts = rows.alternates(&mut seen);
+        assert_eq!(alts.0.len(), 2);
+        assert_eq!(alts.pages(), 0);
+        assert_eq!(alts.0[1].alternate_of.as_deref(), Some("b"));
+        assert_eq!(rows.alternates(&mut seen).0.len(), 0);
+        let mut again = Rows::from_document(vec![mk("a"), mk("c")], "s", 2);
+        let (dropped, alts) = again.retain_new_with_alternates(&mut seen);
+        assert_eq!(dropped, 1);
+        assert_eq!(alts.0.len(), 1); // c/de: a's alternate was listed already
+        let mut fresh = SeenSet::default();
+        let mut twice = Rows::from_document(vec![mk("x"), mk("x")], "s", 2);
+        assert!(fresh.add("x"));
+        let (dropped, alts) = twice.retain_new_with_alternates(&mut fresh);
+        assert_eq!((dropped, alts.0.len()), (2, 1)); // x was seen, its alternate was not
+        let tail = rows.split_off(1);
+        assert_eq!((rows.0.len(), tail.0.len()), (1, 1));
+    }
+}

@@ -1,0 +1,132 @@
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::prelude::*;
+
+use super::batch::Batch;
+use super::urls::PyIdna;
+use crate::scan;
+
+/// One sitemap document fed in chunks (`sitescout._core.Scanner`).
+///
+/// A panic inside the scanner is caught here and recorded as the document's error: the scanner
+/// then ignores further input, keeps what it produced and the kind, and the walk goes on.
+#[pyclass(module = "sitescout._core")]
+pub struct Scanner {
+    inner: scan::Scanner,
+    url: String,
+    depth: u32,
+    failure: Option<String>,
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    format!("internal error in the sitemap scanner: {what}")
+}
+
+impl Scanner {
+    fn guarded(&mut self, f: impl FnOnce(&mut scan::Scanner)) {
+        if self.failure.is_some() {
+            return;
+        }
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| f(&mut self.inner))) {
+            self.failure = Some(panic_message(payload.as_ref()));
+        }
+    }
+}
+
+#[pymethods]
+impl Scanner {
+    #[new]
+    #[pyo3(signature = (url, depth = 1))]
+    fn new(url: &str, depth: u32) -> Self {
+        Scanner {
+            inner: scan::Scanner::new(url),
+            url: url.to_owned(),
+            depth,
+            failure: None,
+        }
+    }
+
+    fn feed(&mut self, py: Python<'_>, data: &[u8]) {
+        self.guarded(|s| s.feed(data, &mut PyIdna { py }));
+    }
+
+    /// The body was cut short (size cap, timeout, reset): call before `close()`.
+    fn note_truncated(&mut self) {
+        self.guarded(|s| s.note_truncated());
+    }
+
+    fn close(&mut self, py: Python<'_>) {
+        self.guarded(|s| s.close(&mut PyIdna { py }));
+    }
+
+    #[getter]
+    fn kind(&self) -> Option<&'static str> {
+        self.inner.kind().map(scan::Kind::as_str)
+    }
+
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.inner.notes().to_vec()
+    }
+
+    #[getter]
+    fn errors(&self) -> Vec<String> {
+        let mut errors = self.inner.errors().to_vec();
+        errors.extend(self.failure.iter().cloned());
+        errors
+    }
+
+    #[getter]
+    fn damaged(&self) -> bool {
+        self.inner.damaged() || self.failure.is_some()
+    }
+
+    /// Entries (as a batch), child sitemap URLs and malformed values `(raw, reason)` produced
+    /// since the last call.
+    #[allow(clippy::type_complexity)]
+    fn take(
+        &mut self,
+        py: Python<'_>,
+    ) -> PyResult<(Batch, Vec<String>, Vec<(String, &'static str)>)> {
+        let mut entries = self.inner.take_entries();
+        let sitemaps = self.inner.take_sitemaps();
+        let malformed = self
+            .inner
+            .take_malformed()
+            .into_iter()
+            .map(|m| (m.raw, m.reason))
+            .collect();
+        if self.inner.kind() == Some(scan::Kind::Rss) && entries.iter().any(|e| e.lastmod.is_some())
+        {
+            // RSS dates are RFC 822: email.utils reads them, in Python (feeds are small).
+            let normalize = py.import("sitescout._parse")?.getattr("normalize_rfc822")?;
+            for entry in &mut entries {
+                if let Some(raw) = entry.lastmod.take() {
+                    entry.lastmod = normalize.call1((raw,))?.extract()?;
+                }
+            }
+        }
+        Ok((
+            Batch::from_document(entries, &self.url, self.depth),
+            sitemaps,
+            malformed,
+        ))
+    }
+}
+
+/// W3C datetime forms → ISO 8601 (`Z` becomes `+00:00`, seconds filled in); the value as it is
+/// otherwise; None when blank.
+#[pyfunction]
+fn normalize_lastmod(raw: &str) -> Option<String> {
+    crate::scan::values::normalize_lastmod(raw)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Scanner>()?;
+    m.add_function(wrap_pyfunction!(normalize_lastmod, m)?)
+}

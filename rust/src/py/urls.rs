@@ -1,0 +1,153 @@
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::urls;
+
+/// The host rule's Unicode half, done by CPython itself so that its Unicode tables decide:
+/// `h = host.lower(); h if h.isascii() else h.encode("idna").decode("ascii").lower()`, with any
+/// exception (the codec raises UnicodeError) meaning "no valid host".
+pub struct PyIdna<'py> {
+    pub py: Python<'py>,
+}
+
+/// Hosts seen lately and their ASCII forms. The codec costs ~30 us a call, and a sitemap that
+/// spells its internationalized host in Unicode spells it so in every one of its URLs.
+const CACHE_LIMIT: usize = 256;
+
+thread_local! {
+    static CACHE: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
+}
+
+impl PyIdna<'_> {
+    fn convert(&self, host: &str) -> Option<String> {
+        let lowered = PyString::new(self.py, host).call_method0("lower").ok()?;
+        let ascii: bool = lowered.call_method0("isascii").ok()?.extract().ok()?;
+        if ascii {
+            return lowered.extract().ok();
+        }
+        lowered
+            .call_method1("encode", ("idna",))
+            .ok()?
+            .call_method1("decode", ("ascii",))
+            .ok()?
+            .call_method0("lower")
+            .ok()?
+            .extract()
+            .ok()
+    }
+}
+
+impl urls::Idna for PyIdna<'_> {
+    fn to_ascii(&mut self, host: &str) -> Option<String> {
+        if let Some(known) = CACHE.with_borrow(|cache| cache.get(host).cloned()) {
+            return known;
+        }
+        let converted = self.convert(host);
+        CACHE.with_borrow_mut(|cache| {
+            if cache.len() >= CACHE_LIMIT {
+                cache.clear(); // a walk has few hosts: a full cache means junk, start over
+            }
+            cache.insert(host.to_owned(), converted.clone());
+        });
+        converted
+    }
+}
+
+// A str with lone surrogates has no UTF-8 form. The rules treat it as Python does (the
+// reference percent-encodes surrogates with `surrogatepass`), so such a str crosses as its
+// `surrogatepass` bytes and comes back the same way; valid text takes the borrowed fast path.
+
+fn wtf8(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
+    let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+    Ok(encoded.cast::<PyBytes>()?.as_bytes().to_vec())
+}
+
+fn from_wtf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let decoded = PyBytes::new(py, bytes).call_method1("decode", ("utf-8", "surrogatepass"))?;
+    Ok(decoded.cast_into::<PyString>()?)
+}
+
+/// Whether `url` is an absolute http(s) URL that normalization leaves as it is.
+#[pyfunction]
+fn is_clean(url: &Bound<'_, PyString>) -> bool {
+    // A clean URL is ASCII: text that is not even UTF-8 is not one.
+    url.to_str().is_ok_and(urls::is_clean)
+}
+
+/// Resolve a raw URL value against the URL of the document it came from.
+///
+/// Returns the absolute http(s) URL (resolved, not normalized), or None when the value cannot
+/// become one. Never raises.
+#[pyfunction]
+fn resolve_url<'py>(
+    raw: &Bound<'py, PyString>,
+    base: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    let py = raw.py();
+    let idna = &mut PyIdna { py };
+    if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
+        if urls::is_clean(text) {
+            return Ok(Some(raw.clone())); // nothing to strip or resolve: the value itself
+        }
+        return Ok(urls::resolve(text, base_text, idna).map(|url| PyString::new(py, &url)));
+    }
+    urls::resolve_wtf8(&wtf8(raw)?, &wtf8(base)?, idna)
+        .map(|url| from_wtf8(py, &url))
+        .transpose()
+}
+
+/// Normalize one URL: lowercase scheme and host (IDNA to punycode), no default port, no
+/// userinfo, unreserved escapes decoded and invalid characters escaped, dot segments removed,
+/// tracking parameters and empty query parts dropped. Idempotent; never raises (a value that is
+/// not an http(s) URL comes back unchanged).
+// A clean URL comes back as the very object passed in: no copy on the common path.
+#[pyfunction]
+fn normalize_url<'py>(url: Bound<'py, PyString>) -> PyResult<Bound<'py, PyString>> {
+    let py = url.py();
+    let idna = &mut PyIdna { py };
+    if let Ok(text) = url.to_str() {
+        return Ok(match urls::normalize(text, idna) {
+            Cow::Borrowed(_) => url,
+            Cow::Owned(owned) => PyString::new(py, &owned),
+        });
+    }
+    match urls::normalize_wtf8(&wtf8(&url)?, idna) {
+        Cow::Borrowed(_) => Ok(url),
+        Cow::Owned(owned) => from_wtf8(py, &owned),
+    }
+}
+
+/// What the sitemap parser makes of one `<loc>` value; None where it records a malformed one.
+#[pyfunction]
+fn resolve_loc<'py>(
+    raw: &Bound<'py, PyString>,
+    base: &Bound<'py, PyString>,
+    normalize: bool,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    let py = raw.py();
+    let idna = &mut PyIdna { py };
+    if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
+        return Ok(
+            match urls::resolve_loc_cow(text, base_text, normalize, idna) {
+                // Clean and nothing stripped: the value itself, no new object.
+                Some(Cow::Borrowed(url)) if url.len() == text.len() => Some(raw.clone()),
+                url => url.map(|url| PyString::new(py, &url)),
+            },
+        );
+    }
+    urls::resolve_loc_wtf8(&wtf8(raw)?, &wtf8(base)?, normalize, idna)
+        .map(|url| from_wtf8(py, &url))
+        .transpose()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(is_clean, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_url, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize_url, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_loc, m)?)?;
+    Ok(())
+}

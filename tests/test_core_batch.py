@@ -1,0 +1,140 @@
+"""The native rows: JSON lines, CSV and plain URLs byte-for-byte as the Python writers make them
+from the same entries, de-duplication against the seen-set, alternates, splitting."""
+
+from __future__ import annotations
+
+import csv
+import io
+from xml.sax.saxutils import escape, quoteattr
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitescout._core import Batch, SeenSet
+from sitescout._parse import SitemapParser
+from sitescout._table import COLUMNS
+from sitescout.cli.urls import entry_json
+
+# Text that survives into the output as it is: anything printable, quotes, commas, backslashes,
+# newlines inside values, non-ASCII.
+TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), min_codepoint=0x20)
+    | st.sampled_from('",\\\n'),
+    max_size=30,
+)
+PRIORITY = st.one_of(
+    st.sampled_from(["0.5", "1", "0", "1.0", "0.00001", "0.1234567890123", "1e-7", " 0.3 ", "x"]),
+    st.floats(min_value=0, max_value=1).map(repr),
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> tuple[bytes, str]:
+    parts = []
+    for i in range(draw(st.integers(1, 6))):
+        loc = draw(st.sampled_from(["https://x.com/p", "/rel/p", "https://x.com/a?b=1&amp;c=2"]))
+        fields = [f"<loc>{loc}{i}</loc>"]
+        if draw(st.booleans()):
+            fields.append(f"<lastmod>{escape(draw(TEXT))}</lastmod>")
+        if draw(st.booleans()):
+            fields.append(f"<priority>{draw(PRIORITY)}</priority>")
+        if draw(st.booleans()):
+            fields.append(
+                f"<changefreq>{draw(st.sampled_from(['daily', 'Weekly', 'no']))}</changefreq>"
+            )
+        for _ in range(draw(st.integers(0, 2))):
+            lang = quoteattr(draw(TEXT) or "de")
+            fields.append(
+                f'<xhtml:link rel="alternate" hreflang={lang} href="https://x.com/{i}/{draw(TEXT)!s:.5}"/>'.replace(
+                    "&", "&amp;"
+                )
+            )
+        parts.append("<url>" + "".join(fields) + "</url>")
+    body = (
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:xhtml="http://www.w3.org/1999/xhtml">' + "".join(parts) + "</urlset>"
+    )
+    sitemap = "https://x.com/" + draw(TEXT)
+    return body.encode(), sitemap
+
+
+def rows_of(data: bytes, sitemap: str, depth: int = 2) -> Batch:
+    parser = SitemapParser(sitemap, depth=depth)
+    parser.feed(data)
+    parser.close()
+    rows, _sitemaps, _malformed = parser.take_rows()
+    return rows
+
+
+def python_csv(rows: Batch) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for e in rows.entries():
+        writer.writerow(
+            (
+                e.url,
+                e.lastmod,
+                e.priority,
+                e.changefreq,
+                e.hreflang,
+                e.alternate_of,
+                e.sitemap,
+                e.depth,
+                e.source,
+                e.title,
+                e.md_url,
+                ";".join(e.sources) or None,
+            )
+        )
+    return out.getvalue()
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents())
+def test_encodings_match_the_python_writers(doc: tuple[bytes, str]) -> None:
+    rows = rows_of(*doc)
+    alternates = rows.alternates(SeenSet())
+    for batch in (rows, alternates):
+        entries = batch.entries()
+        assert batch.to_jsonl() == "".join(map(entry_json, entries))
+        assert batch.to_csv() == python_csv(batch)
+        assert batch.to_txt() == "".join(e.url + "\n" for e in entries)
+    assert len(COLUMNS) == 12  # the CSV row above and the native one both write these columns
+
+
+def test_dedup_alternates_and_split() -> None:
+    doc = (
+        b'<urlset xmlns:xhtml="http://www.w3.org/1999/xhtml">'
+        b'<url><loc>https://x.com/a</loc><xhtml:link rel="alternate" hreflang="de" '
+        b'href="https://x.com/de/a"/></url>'
+        b"<url><loc>https://x.com/b</loc></url><url><loc>https://x.com/a</loc></url>"
+        b"<url><loc>https://x.com/de/a</loc></url></urlset>"
+    )
+    seen = SeenSet()
+    rows = rows_of(doc, "https://x.com/s.xml")
+    assert rows.urls() == [
+        "https://x.com/a",
+        "https://x.com/b",
+        "https://x.com/a",
+        "https://x.com/de/a",
+    ]
+    assert rows.retain_new(seen) == 1
+    assert rows.urls() == ["https://x.com/a", "https://x.com/b", "https://x.com/de/a"]
+    # The alternate is a page of this document already: not listed again as an alternate.
+    assert len(rows.alternates(seen)) == 0
+    fresh = rows_of(doc, "https://x.com/s.xml")
+    other = SeenSet()
+    alternates = fresh.alternates(other)
+    assert [(e.url, e.hreflang, e.alternate_of) for e in alternates.entries()] == [
+        ("https://x.com/de/a", "de", "https://x.com/a")
+    ]
+    assert (alternates.pages(), fresh.pages()) == (0, 4)
+    tail = fresh.split_off(3)
+    assert (fresh.urls(), tail.urls()) == (
+        ["https://x.com/a", "https://x.com/b", "https://x.com/a"],
+        ["https://x.com/de/a"],
+    )
+    fresh.extend(tail)
+    assert (len(fresh), len(tail)) == (4, 0)
+    assert {e.sitemap for e in fresh.entries()} == {"https://x.com/s.xml"}
+    assert {e.depth for e in fresh.entries()} == {2}
