@@ -455,7 +455,7 @@ class PinnedTransport(httpx.AsyncBaseTransport):
 
 # -- decoding ----------------------------------------------------------------------------------
 
-_FEED = 16 * 1024  # compressed input per step: a member's end copies at most this much
+_FEED = 2 * 1024  # compressed input per step: a member's end copies at most this much
 
 
 class _Inflate:
