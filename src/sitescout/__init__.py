@@ -16,6 +16,7 @@ from __future__ import annotations
 from .__about__ import __version__
 from ._api import discover_sitemaps, iter_urls, walk
 from ._budget import Budgets
+from ._core import Batch
 from ._crawl import CrawledPage, Crawler, CrawlReport, SitemapFound
 from ._discover import Discovery
 from ._errors import (
@@ -53,6 +54,7 @@ from ._walk import Walk, WalkOptions
 
 __all__ = [
     "Alternate",
+    "Batch",
     "BlockedAddressError",
     "BrowserUnavailableError",
     "Budgets",

@@ -1,5 +1,5 @@
-//! The PyO3 glue: `sitescout._core`. Panics inside are caught by PyO3 at the boundary and
-//! surface as `pyo3_runtime.PanicException`, which the Python side records per document.
+//! The PyO3 glue: `sitescout._core`. The scanner's calls catch a panic and record it as the
+//! document's error (`Scanner.errors`); the walk goes on.
 
 use pyo3::prelude::*;
 
@@ -10,6 +10,9 @@ mod urls;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A panic in the scanner is caught and recorded as that document's error; the library never
+    // prints, so the default hook's message to stderr is silenced (this module's own runtime).
+    std::panic::set_hook(Box::new(|_| {}));
     batch::register(m)?;
     scan::register(m)?;
     seen::register(m)?;
