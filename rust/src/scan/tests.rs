@@ -804,3 +804,20 @@ fn bytes_that_are_not_utf8_mark_the_document_damaged_in_any_chunks() {
         }
     }
 }
+
+#[test]
+fn a_double_dash_inside_a_comment_is_damage_in_any_chunks() {
+    let fine =
+        padded(b"<urlset><!-- a - b --><!----><url><loc>https://x.com/a</loc></url></urlset>");
+    let nested =
+        padded(b"<urlset><!-- open <!-- inner --><url><loc>https://x.com/a</loc></url></urlset>");
+    for size in [1, 2, 3, 5, 5000] {
+        let ok = scan_chunks(&fine.chunks(size).collect::<Vec<_>>(), false);
+        assert!(ok.errors.is_empty(), "{size}: {:?}", ok.errors);
+        let r = scan_chunks(&nested.chunks(size).collect::<Vec<_>>(), false);
+        assert_eq!(urls_of(&r), vec!["https://x.com/a"]);
+        let whole = scan_chunks(&[&nested], false);
+        assert_eq!(r.errors, whole.errors, "{size}");
+        assert!(r.errors.iter().any(|e| e.contains("'--' inside a comment")));
+    }
+}

@@ -418,7 +418,7 @@ impl Xml {
                 },
                 Lex::Open => self.open_cont(data, out, idna),
                 Lex::Tag { quote, skip } => self.tag_cont(data, i, quote, skip, out, idna),
-                Lex::Comment { dashes } => self.comment(data, i, dashes),
+                Lex::Comment { dashes } => self.comment(data, i, dashes, out),
                 Lex::Pi { question } => self.pi(data, i, question),
                 Lex::Cdata { brackets } => self.cdata(data, i, brackets),
                 Lex::Decl => match memchr2(b'>', b'<', &data[i..]) {
@@ -600,7 +600,18 @@ impl Xml {
         }
     }
 
-    fn comment(&mut self, data: &[u8], i: usize, dashes: u8) -> usize {
+    fn comment(&mut self, data: &[u8], i: usize, dashes: u8, out: &mut Out) -> usize {
+        let end = self.comment_end(data, i, dashes);
+        // `--` may only close a comment: a strict parser rejects the document otherwise (a
+        // nested or unterminated `<!--` shows this way).
+        if let Some(at) = double_dash(&data[i..end], dashes) {
+            self.at = i + at;
+            self.error(out, data, "'--' inside a comment");
+        }
+        end
+    }
+
+    fn comment_end(&mut self, data: &[u8], i: usize, dashes: u8) -> usize {
         let s = &data[i..];
         let mut from = 0;
         let mut carried = dashes;
@@ -1408,4 +1419,17 @@ impl Xml {
         self.frames.clear();
         self.names.clear();
     }
+}
+
+/// Where `--` not followed by `>` ends in `s`, a stretch of a comment's text that follows
+/// `carried` dashes (the end of the stretch before); the position of the byte after the dashes.
+fn double_dash(s: &[u8], carried: u8) -> Option<usize> {
+    match carried {
+        2.. if s.first().is_some_and(|&b| b != b'>') => return Some(0),
+        1 if s.first() == Some(&b'-') && s.get(1).is_some_and(|&b| b != b'>') => return Some(1),
+        _ => {}
+    }
+    memchr::memmem::find_iter(s, b"--")
+        .map(|m| m + 2)
+        .find(|&after| s.get(after).is_some_and(|&b| b != b'>'))
 }
