@@ -821,3 +821,22 @@ fn a_double_dash_inside_a_comment_is_damage_in_any_chunks() {
         assert!(r.errors.iter().any(|e| e.contains("'--' inside a comment")));
     }
 }
+
+#[test]
+fn a_start_tag_name_cut_by_garbage_opens_nothing_and_bad_pis_are_damage() {
+    let cut = padded(b"<urlset><url><loc&>https://x.com/a</loc></url><url><loc>https://x.com/b</loc></url></urlset>");
+    let pis =
+        padded(b"<urlset><?<?pi data?><url><loc>https://x.com/b</loc></url><?ok fine?></urlset>");
+    let fine = padded(b"<urlset><?pi data?><?p?><url><loc>https://x.com/b</loc></url></urlset>");
+    for size in [1, 2, 3, 5000] {
+        let r = scan_chunks(&cut.chunks(size).collect::<Vec<_>>(), false);
+        assert_eq!(urls_of(&r), vec!["https://x.com/b"], "{size}");
+        assert!(r.errors.iter().any(|e| e.contains("malformed start tag")));
+        let r = scan_chunks(&pis.chunks(size).collect::<Vec<_>>(), false);
+        assert_eq!(urls_of(&r), vec!["https://x.com/b"], "{size}");
+        assert_eq!(r.errors, scan_chunks(&[&pis], false).errors, "{size}");
+        assert!(r.errors.iter().any(|e| e.contains("without a target name")));
+        let r = scan_chunks(&fine.chunks(size).collect::<Vec<_>>(), false);
+        assert!(r.errors.is_empty(), "{size}: {:?}", r.errors);
+    }
+}

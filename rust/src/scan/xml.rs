@@ -151,6 +151,8 @@ enum Lex {
     },
     Pi {
         question: bool,
+        /// How far its target name is checked: 0 before it, 1 inside it, 2 done.
+        target: u8,
     },
     Cdata {
         brackets: u8,
@@ -419,7 +421,7 @@ impl Xml {
                 Lex::Open => self.open_cont(data, out, idna),
                 Lex::Tag { quote, skip } => self.tag_cont(data, i, quote, skip, out, idna),
                 Lex::Comment { dashes } => self.comment(data, i, dashes, out),
-                Lex::Pi { question } => self.pi(data, i, question),
+                Lex::Pi { question, target } => self.pi(data, i, question, target, out),
                 Lex::Cdata { brackets } => self.cdata(data, i, brackets),
                 Lex::Decl => match memchr2(b'>', b'<', &data[i..]) {
                     None => n,
@@ -482,7 +484,10 @@ impl Xml {
                 }
             }
             Open::Pi => {
-                self.lex = Lex::Pi { question: false };
+                self.lex = Lex::Pi {
+                    question: false,
+                    target: 0,
+                };
                 i + 2
             }
             Open::Comment => {
@@ -527,7 +532,13 @@ impl Xml {
                 };
                 return self.tag_cont(data, 0, 0, false, out, idna);
             }
-            Open::Pi => (2, Lex::Pi { question: false }),
+            Open::Pi => (
+                2,
+                Lex::Pi {
+                    question: false,
+                    target: 0,
+                },
+            ),
             Open::Comment => (4, Lex::Comment { dashes: 0 }),
             Open::Cdata => {
                 self.cdata_start();
@@ -648,8 +659,26 @@ impl Xml {
         }
     }
 
-    fn pi(&mut self, data: &[u8], i: usize, question: bool) -> usize {
+    fn pi(&mut self, data: &[u8], i: usize, question: bool, target: u8, out: &mut Out) -> usize {
         let s = &data[i..];
+        // A processing instruction starts with a name (its target); a strict parser rejects
+        // the document otherwise. Each byte of the name is looked at once, across chunks.
+        let mut target = target;
+        let mut k = 0;
+        while target < 2 && k < s.len() {
+            let b = s[k];
+            target = match target {
+                0 if is_name_start(b) => 1,
+                1 if is_name_byte(b) => 1,
+                1 if is_ws(b) || b == b'?' => 2,
+                _ => {
+                    self.at = i + k;
+                    self.error(out, data, "processing instruction without a target name");
+                    2
+                }
+            };
+            k += 1;
+        }
         let mut from = 0;
         let mut carried = question;
         loop {
@@ -661,7 +690,10 @@ impl Xml {
                     } else {
                         carried
                     };
-                    self.lex = Lex::Pi { question: q };
+                    self.lex = Lex::Pi {
+                        question: q,
+                        target,
+                    };
                     return data.len();
                 }
                 Some(k) => {
@@ -828,7 +860,9 @@ impl Xml {
             return;
         }
         let n = name_len(t);
-        if n == 0 || n > MAX_NAME {
+        // `<loc&>` is no `<loc>`: a name must end at whitespace, `/` or `>`.
+        let name_cut = t.get(n).is_some_and(|&b| !is_ws(b) && b != b'/');
+        if n == 0 || n > MAX_NAME || name_cut {
             self.damage(out, data, "malformed start tag");
             return;
         }
