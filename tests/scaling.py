@@ -17,7 +17,7 @@ from types import FrameType
 from typing import TypeVar
 
 MAX_RATIO = 5.0
-ROUNDS = 3
+ROUNDS = 5  # a passing round ends the test: more rounds only help a noisy machine; 16x never passes
 T = TypeVar("T")
 RUN_LIMIT = 20.0  # seconds of wall time for one measured run; linear code needs well under 1
 MIN_BLOCK = 0.1  # CPU seconds: shorter blocks are mostly timer and scheduler noise
