@@ -39,7 +39,13 @@ impl SeenSet {
 
     /// Insert `key`; true when it was not there before.
     pub fn add(&mut self, key: &str) -> bool {
-        let h = self.hash(key);
+        self.add_hash(self.hash(key))
+    }
+
+    /// Insert a 64-bit hash computed elsewhere (a keyed hash that is the same in every process,
+    /// for de-duplicating across the parts of one site); true when it was not there before.
+    pub fn add_hash(&mut self, hash: u64) -> bool {
+        let h = hash.max(1);
         let mut i = (h as usize) & self.mask;
         loop {
             let v = self.table[i];
@@ -108,6 +114,21 @@ impl Default for SeenSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adds_hashes_once() {
+        let mut seen = SeenSet::with_capacity(4);
+        for h in 0..10_000u64 {
+            assert!(seen.add_hash((h + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) << 1));
+        }
+        for h in 0..10_000u64 {
+            assert!(!seen.add_hash((h + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) << 1));
+        }
+        // 0 marks an empty slot: it is stored as 1.
+        assert!(seen.add_hash(0));
+        assert!(!seen.add_hash(1));
+        assert_eq!(seen.len(), 10_001);
+    }
 
     #[test]
     fn adds_once_and_grows() {

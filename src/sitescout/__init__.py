@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .__about__ import __version__
 from ._api import discover_sitemaps, iter_urls, walk
+from ._batch import SiteResult, batch
 from ._budget import Budgets
 from ._core import Batch
 from ._crawl import CrawledPage, Crawler, CrawlReport, SitemapFound
@@ -78,6 +79,7 @@ __all__ = [
     "PageInfo",
     "PathGroup",
     "ScopeEstimate",
+    "SiteResult",
     "SitemapFound",
     "SitemapParser",
     "SitescoutError",
@@ -89,6 +91,7 @@ __all__ = [
     "WalkOptions",
     "WalkReport",
     "__version__",
+    "batch",
     "discover_sitemaps",
     "estimate_scope",
     "estimate_scope_sync",

@@ -191,6 +191,12 @@ class WalkReport:
             self.warnings.append(message)
 
     @property
+    def found_nothing(self) -> bool:
+        """No URL, and either no source at all or errors: the walk failed, not an empty site."""
+        empty = self.urls == 0 and self.alternates == 0
+        return empty and (self.source == "none" or bool(self.errors))
+
+    @property
     def fetches(self) -> int:
         return len(self.documents)
 

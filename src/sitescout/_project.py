@@ -436,14 +436,14 @@ def _write_json_at(dir_fd: int, name: str, data: Any) -> None:
 # -- one run at a time -----------------------------------------------------------------------------
 
 
-def _lock(directory: Path) -> int:
-    """Take the project's advisory lock, or raise at once if another run holds it.
+def lock_directory(directory: Path, name: str = LOCK, what: str = "extract") -> int:
+    """Take a directory's advisory lock, or raise at once if another run holds it.
 
     `flock` belongs to the open file, so the kernel drops it when the holder exits, however it
     exits: a lock file left by a killed run never blocks. The pid written into it only names the
     holder in the message.
     """
-    path = directory / LOCK
+    path = directory / name
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as exc:
@@ -456,7 +456,7 @@ def _lock(directory: Path) -> int:
         holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
         os.close(fd)
         pid = holder if holder.isdigit() else "unknown"
-        raise ProjectError(f"another extract is running in {directory} (pid {pid})") from None
+        raise ProjectError(f"another {what} is running in {directory} (pid {pid})") from None
     except BaseException:
         os.close(fd)
         raise
@@ -504,7 +504,7 @@ class Project:
         except OSError as exc:
             raise ProjectError(f"cannot create {directory}: {exc.strerror}") from None
         project = cls(directory, origin)
-        fd = _lock(directory)
+        fd = lock_directory(directory)
         # Also released if the project is dropped without close(); the kernel does it at exit.
         project._unlock = weakref.finalize(project, os.close, fd)
         try:

@@ -15,7 +15,7 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 
 from ._budget import Budgets, BudgetTracker, order_children
@@ -137,11 +137,21 @@ class _DocumentSink:
 class Walk:
     """One walk of one site. Iterate it (`async for batch in walk`), then read `report`."""
 
-    def __init__(self, url: str, options: WalkOptions | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        options: WalkOptions | None = None,
+        *,
+        hand_off: Callable[[str, list[str]], bool] | None = None,
+    ) -> None:
+        """`hand_off(index_url, children)` sees the child sitemaps of every root sitemap index
+        before they are walked; when it returns True they are left out of this walk (the batch
+        pipeline walks a huge site's leaves as tasks of their own)."""
         self.url = require_http_url(url, "site URL")
         if options is not None and not isinstance(options, WalkOptions):
             raise UsageError(f"options must be a WalkOptions, got {options!r}")
         self.options = options or WalkOptions()
+        self._hand_off = hand_off
         self.report = WalkReport()
         self.discovery: Discovery | None = None
         self._budget = BudgetTracker(self.options.budgets)
@@ -403,7 +413,7 @@ class Walk:
                 return
             self.report.notes.append("no sitemap listed in robots.txt answered; trying well-known")
         for name, url in found.candidates:
-            if _document_key(url) in self._visited:
+            if document_key(url) in self._visited:
                 continue
             self._probes.add(url)
             self._enqueue(url, 1)
@@ -467,15 +477,15 @@ class Walk:
         await self._queue.join()
 
     def _any_root_was_sitemap(self, urls: list[str]) -> bool:
-        wanted = {_document_key(u) for u in urls}
+        wanted = {document_key(u) for u in urls}
         return any(
             d.kind in SITEMAP_KINDS and d.error_class in (None, "TimeoutError", "NetworkError")
             for d in self.report.documents
-            if d.depth == 1 and _document_key(d.url) in wanted
+            if d.depth == 1 and document_key(d.url) in wanted
         )
 
     def _enqueue(self, url: str, depth: int) -> bool:
-        key = _document_key(url)
+        key = document_key(url)
         if key in self._visited:
             return False
         self._visited.add(key)
@@ -610,6 +620,10 @@ class Walk:
             children = result.kept
         if self.options.budgets.any_set:
             children = order_children(children, self._preferred_locale)
+        hand_off = self._hand_off
+        if hand_off is not None and record.depth == 1 and hand_off(record.url, children):
+            self.report.notes.append(f"{record.url}: {len(children)} child sitemaps handed off")
+            return
         for child in children:
             self._enqueue(child, record.depth + 1)
 
@@ -793,7 +807,7 @@ class Walk:
         )
 
 
-def _document_key(url: str) -> str:
+def document_key(url: str) -> str:
     """Identity of a sitemap document for the visited set: the URL without its fragment, scheme
     and host lowercased. Query parameters all count: `?source=` may select a shard."""
     url = url.split("#", 1)[0]

@@ -1,4 +1,5 @@
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::seen;
 
@@ -21,6 +22,38 @@ impl SeenSet {
     /// Insert `key`; True when it was not there before.
     fn add(&mut self, key: &str) -> bool {
         self.inner.add(key)
+    }
+
+    /// Insert 64-bit hashes given as little-endian bytes (8 per hash, computed elsewhere), only
+    /// those with `hash % slices == slice` (one slice of the hash space at a time bounds the
+    /// set's size); returns a byte per hash: 1 new, 0 there already, 2 in another slice.
+    #[pyo3(signature = (data, slices = 1, slice = 0))]
+    fn add_hashes<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &[u8],
+        slices: u64,
+        slice: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        if !data.len().is_multiple_of(8) || slices == 0 || slice >= slices {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "hashes must be 8 bytes each, and slice less than slices",
+            ));
+        }
+        let marks: Vec<u8> = data
+            .chunks_exact(8)
+            .map(|c| {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(c);
+                let h = u64::from_le_bytes(b);
+                if h % slices != slice {
+                    2
+                } else {
+                    u8::from(self.inner.add_hash(h))
+                }
+            })
+            .collect();
+        Ok(PyBytes::new(py, &marks))
     }
 
     fn __contains__(&self, key: &str) -> bool {

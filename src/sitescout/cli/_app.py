@@ -120,7 +120,7 @@ Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each documen
 
 
 def inventory_options(
-    url: str,
+    url: str | None,
     *,
     sitemap: str | None,
     alternates: bool,
@@ -138,7 +138,8 @@ def inventory_options(
     source: str = "auto",
     llms_txt: str | None = None,
 ) -> WalkOptions:
-    """The walk of the inventory commands (`urls`, `groups`): no budgets unless given."""
+    """The walk of the inventory commands (`urls`, `groups`, `batch`): no budgets unless given.
+    A locale in the site URL's path filters shards (`batch` decides that per site: no URL)."""
     return WalkOptions(
         sitemap=sitemap,
         alternates=alternates,
@@ -153,7 +154,7 @@ def inventory_options(
         ),
         locale=locale,
         # §7: the inventory filters locales only when asked, by flag or by the base URL.
-        filter_locales=locale is not None or path_locale(url) is not None,
+        filter_locales=locale is not None or (url is not None and path_locale(url) is not None),
         crawl=crawl,
         render=render,
         source=str(source),
@@ -175,11 +176,14 @@ def check_render(render: bool) -> None:
 
 
 def setup_logging(verbose: bool) -> None:
+    level = logging.DEBUG if verbose else logging.ERROR
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.ERROR,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
+    # The level on the handler too: libraries that set their own loggers' levels (Dask logs
+    # its cluster's life at INFO) would otherwise reach stderr past the root logger's level.
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
 
 
 # -- output --------------------------------------------------------------------------------
@@ -269,7 +273,7 @@ class Tally:
 
 
 def exit_code(report: WalkReport) -> int:
-    if report.urls == 0 and report.alternates == 0 and (report.source == "none" or report.errors):
+    if report.found_nothing:
         return EXIT_NOTHING
     return EXIT_PARTIAL if report.partial else EXIT_OK
 

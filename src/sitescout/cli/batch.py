@@ -1,0 +1,248 @@
+"""`sitescout batch`: many sites walked on a Dask cluster into one partitioned Parquet dataset."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+from .._batch import BatchRun, SiteResult
+from .._errors import UsageError
+from .._http import DEFAULT_USER_AGENT
+from ._app import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+    Concurrency,
+    Crawl,
+    Deadline,
+    LlmsTxt,
+    Locale,
+    MaxBytes,
+    MaxDepth,
+    MaxFetches,
+    MaxUrls,
+    PageSource,
+    Quiet,
+    Sitemap,
+    Source,
+    Timeout,
+    UserAgent,
+    Verbose,
+    app,
+    err,
+    inventory_options,
+    setup_logging,
+)
+
+
+class _Progress:
+    """Sites done / failed / URLs found on a terminal; nothing otherwise."""
+
+    def __init__(self, show: bool, total: int) -> None:
+        self._bar = (
+            Progress(
+                TextColumn("{task.description}"),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            )
+            if show and err.is_terminal
+            else None
+        )
+        self._total = total
+        self._task: Any = None
+        self._show = show
+        self._dashboard_shown = False
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self._text({}, 0))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+    def _text(self, counts: dict[str, int], urls: int) -> str:
+        done = sum(n for status, n in counts.items() if status != "not run")
+        failed = counts.get("failed", 0)
+        return f"{done:,}/{self._total:,} sites, {failed:,} failed, {urls:,} URLs"
+
+    def update(self, run: BatchRun) -> None:
+        if self._show and run.dashboard and not self._dashboard_shown:
+            self._dashboard_shown = True
+            err.print(f"Dask dashboard: {run.dashboard}", markup=False)
+        if self._bar is not None:
+            self._bar.update(self._task, description=self._text(run.counts(), run.urls_found))
+
+
+def _summary(run: BatchRun, out: Path) -> dict[str, Any]:
+    results = run.results
+    failed = [r for r in results if r.status == "failed"]
+    return {
+        "out": str(out),
+        "sites": len(results),
+        "statuses": run.counts(),
+        "urls": sum(r.urls for r in results),
+        "alternates": sum(r.alternates for r in results),
+        "dashboard": run.dashboard,
+        "failed": [
+            {"url": r.url, "error_class": r.error_class, "error": r.error_message}
+            for r in failed[:100]
+        ],
+    }
+
+
+def _print_summary(run: BatchRun, out: Path, *, as_json: bool, quiet: bool) -> None:
+    summary = _summary(run, out)
+    if as_json:
+        err.out(json.dumps(summary, indent=2), highlight=False)
+        return
+    if quiet:
+        return
+    statuses = ", ".join(f"{n:,} {status}" for status, n in sorted(summary["statuses"].items()))
+    err.print(
+        f"{summary['sites']:,} sites ({statuses}); "
+        f"{summary['urls'] + summary['alternates']:,} URLs in {out / 'urls'}",
+        markup=False,
+    )
+    for row in summary["failed"][:10]:
+        err.print(f"  failed: {row['url']}: {row['error_class']}: {row['error']}", markup=False)
+
+
+def _exit_code(results: list[SiteResult]) -> int:
+    ok = ("complete", "skipped")
+    return EXIT_OK if all(r.status in ok and not r.partial for r in results) else EXIT_PARTIAL
+
+
+@app.command()
+def batch(
+    sites: Annotated[
+        str,
+        typer.Argument(
+            help="File of site URLs, one per line (# comments), or a CSV with a url column;"
+            " - reads stdin."
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the dataset.")],
+    fanout: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="A sitemap index with more child sitemaps than this walks them as tasks of"
+            " their own.",
+        ),
+    ] = 50,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Walk again sites already complete in --out.")
+    ] = False,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Address of a running Dask scheduler (tcp://HOST:PORT); default"
+            " $DASK_SCHEDULER_ADDRESS, else a local cluster.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=1, help="Worker processes of the local cluster (default: CPU count)."),
+    ] = None,
+    sitemap: Sitemap = None,
+    no_alternates: Annotated[
+        bool, typer.Option("--no-alternates", help="Do not emit hreflang alternates.")
+    ] = False,
+    concurrency: Concurrency = 8,
+    timeout: Timeout = 30.0,
+    user_agent: UserAgent = DEFAULT_USER_AGENT,
+    max_depth: MaxDepth = None,
+    max_fetches: MaxFetches = None,
+    max_bytes: MaxBytes = None,
+    max_urls: MaxUrls = None,
+    deadline: Deadline = None,
+    locale: Locale = None,
+    crawl: Crawl = False,
+    source: Source = PageSource.auto,
+    llms_txt: LlmsTxt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Summary as JSON on stderr.")] = False,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Walk every site of a list on a Dask cluster into a Parquet dataset partitioned by site.
+
+    Writes DIR/urls/site=HOST/part-N.parquet (the columns of `urls --format parquet`) and
+    DIR/sites.parquet (one row per site). A re-run skips sites already complete.
+    """
+    setup_logging(verbose)
+    try:
+        options = inventory_options(
+            None,
+            sitemap=sitemap,
+            alternates=not no_alternates,
+            concurrency=concurrency,
+            timeout=timeout,
+            user_agent=user_agent,
+            max_depth=max_depth,
+            max_fetches=max_fetches,
+            max_bytes=max_bytes,
+            max_urls=max_urls,
+            deadline=deadline,
+            locale=locale,
+            crawl=crawl,
+            source=source,
+            llms_txt=llms_txt,
+        )
+        if sites == "-":
+            run = _run(sys.stdin, out, scheduler, workers, fanout, refresh, options, verbose)
+        else:
+            try:
+                with open(sites, encoding="utf-8", errors="replace") as f:
+                    run = _run(f, out, scheduler, workers, fanout, refresh, options, verbose)
+            except OSError as exc:
+                raise UsageError(f"cannot read {sites}: {exc.strerror or exc}") from exc
+    except (UsageError, ValueError) as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    if not run.sites:
+        err.print(f"error: no site URL in {sites}", markup=False)
+        raise typer.Exit(EXIT_USAGE)
+    code = EXIT_PARTIAL
+    try:
+        with _Progress(not quiet and not as_json, len(run.sites)) as progress:
+            run.progress = progress.update
+            results = run.run()
+        code = _exit_code(results)
+    except KeyboardInterrupt:
+        err.print("interrupted: complete sites are kept; run again to resume", markup=False)
+    except UsageError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    _print_summary(run, out, as_json=as_json, quiet=quiet)
+    raise typer.Exit(code)
+
+
+def _run(
+    lines: Any,
+    out: Path,
+    scheduler: str | None,
+    workers: int | None,
+    fanout: int,
+    refresh: bool,
+    options: Any,
+    verbose: bool,
+) -> BatchRun:
+    return BatchRun(
+        lines,
+        out,
+        scheduler=scheduler,
+        workers=workers,
+        fanout=fanout,
+        refresh=refresh,
+        options=options,
+        quiet_workers=not verbose,
+    )
