@@ -289,6 +289,7 @@ class SiteJob:
     options: WalkOptions
     fanout: int | None  # None: this site is never fanned out
     hash_key: bytes
+    run: str  # this batch's attempt at this site, written into the marker
     replace: bool = False  # a --refresh, or a partition without a valid marker
     quiet: bool = False  # see BatchRun
 
@@ -493,10 +494,16 @@ def finish_site(job: SiteJob, site: SiteOutcome, leaves: list[LeafOutcome]) -> S
     """The last task of a fanned-out site: drop URLs an earlier part holds, write the marker,
     promote the partition. Parts are taken in order: the site's own, then the leaves as the
     index listed them, so the first listing of a URL is the one kept."""
-    result = site.result
+    _worker_logging(job.quiet)
+    # A copy: Dask may run this task again (its worker died), and an in-process cluster hands
+    # over the driver's own objects.
+    result = replace(site.result, budgets_hit=list(site.result.budgets_hit))
     assert site.staging is not None
     staging = Path(site.staging)
-    final = staging.parent / f"{staging.name}-final"
+    done = _promoted(job)
+    if done is not None:  # an earlier attempt promoted the partition, then its worker died
+        return SiteOutcome(done)
+    final = staging.parent / f"final-{uuid.uuid4().hex}"
     try:
         leaves = sorted(leaves, key=lambda o: o.index)
         first_error: tuple[str | None, str | None] | None = None
@@ -574,7 +581,11 @@ def _write_final(parts: list[Part], drops: list[list[int]], final: Path) -> tupl
         target = final / f"part-{n}.parquet"
         n += 1
         if not dropped:
-            os.replace(part.path, target)
+            # A link, not a move: should this task die and run again, the part is still there.
+            try:
+                os.link(part.path, target)
+            except OSError:
+                shutil.copyfile(part.path, target)
             continue
         source = pq.ParquetFile(part.path)
         writer = pq.ParquetWriter(str(target), source.schema_arrow, compression="zstd")
@@ -606,7 +617,7 @@ def _promote(directory: Path, job: SiteJob, result: SiteResult) -> None:
     """Marker last, then the whole directory renamed into place in one step."""
     marker = directory / MARKER
     temp = directory / f".{MARKER}.tmp"
-    temp.write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
+    temp.write_text(json.dumps(result.to_json() | {"run": job.run}, indent=1), encoding="utf-8")
     os.replace(temp, marker)
     target = Path(job.out) / "urls" / partition_name(job.key)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -626,6 +637,18 @@ def _promote(directory: Path, job: SiteJob, result: SiteResult) -> None:
         if not target.exists():
             raise
         shutil.rmtree(directory, ignore_errors=True)  # a concurrent attempt won the rename
+
+
+def _promoted(job: SiteJob) -> SiteResult | None:
+    """The partition this very job already put in place, if it did."""
+    marker = Path(job.out) / "urls" / partition_name(job.key) / MARKER
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and data.get("run") == job.run:
+            return SiteResult.from_json(data)
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    return None
 
 
 def complete_result(out: Path, key: str) -> SiteResult | None:
@@ -826,6 +849,7 @@ class BatchRun:
                 quiet=self.quiet_workers,
                 fanout=self._fanout_for(s.line.url),
                 hash_key=secrets.token_bytes(16),
+                run=uuid.uuid4().hex,
                 replace=self.refresh or exists,
             )
             todo.append(s)
@@ -870,7 +894,7 @@ class BatchRun:
             lanes.setdefault(host_of(s.line.url), deque()).append(s)
         leaf_limit = max(1, min(self.options.concurrency, self.options.fetch.per_host))
         futures: dict[Any, tuple[str, _Site, Any]] = {}
-        queue = self._as_completed()
+        queue = self._as_completed(loop=client.loop)
 
         def submit(kind: str, s: _Site, fn: Callable[..., Any], *args: Any) -> None:
             future = client.submit(fn, *args, pure=False, key=f"{kind}-{uuid.uuid4().hex}")
@@ -904,6 +928,10 @@ class BatchRun:
                     outcome = future.result()
                 except Exception as exc:  # the task died with its worker, or Dask gave up
                     error = exc
+                finally:
+                    # Released at once: a result the client still holds is one the scheduler
+                    # recomputes when its worker dies, and these tasks fetch from sites.
+                    future.release()
                 if kind == "leaf":
                     s.running -= 1
                     if error is not None:
