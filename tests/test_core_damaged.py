@@ -16,7 +16,7 @@ without `note_truncated()`), the core must hold to:
 - the same results for every chunking: whole, random chunks, and 1 byte at a time;
 - the document is marked damaged (`errors` non-empty) when a strict XML parser rejects it.
 
-`SITESCOUT_DIFF_EXAMPLES` sets the number of generated documents (default 1,500); the issue's
+`SITESCOUT_DIFF_EXAMPLES` sets the number of generated documents (default 800); the issue's
 run is `SITESCOUT_DIFF_EXAMPLES=100000 pytest -s tests/test_core_damaged.py`. With `-s`, the
 counts of documents where core and oracle differ, by kind, are printed at the end.
 
@@ -46,7 +46,7 @@ pytestmark = pytest.mark.skipif(
     not c.core_available(), reason="sitescout._core.Scanner is not built (`make build`)"
 )
 
-EXAMPLES = int(os.environ.get("SITESCOUT_DIFF_EXAMPLES", "1500"))
+EXAMPLES = int(os.environ.get("SITESCOUT_DIFF_EXAMPLES", "800"))
 DIFFS: Counter[str] = Counter()
 URLS = "https://x.com/sitemaps/pages.xml"
 

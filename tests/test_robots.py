@@ -154,7 +154,7 @@ def read_robots_text(text: object) -> object:
                 "".join(f"User-agent: bot{i}\n" for i in range(n))
                 + "".join(f"Disallow: /p{i}\n" for i in range(n))
             ),
-            24_000,
+            12_000,
             1,
             id="many-agents-one-group",
         ),
@@ -162,7 +162,7 @@ def read_robots_text(text: object) -> object:
             lambda n: (
                 "".join(f"User-agent: s{'*' * (i % 50)}\n" for i in range(n)) + "Disallow: /x\n" * n
             ),
-            10_000,
+            6_000,
             1,
             id="wildcard-agents",
         ),
