@@ -1015,33 +1015,22 @@ def batch(
     row per site; returns those rows. Sites already complete in `out` are skipped unless
     `refresh`. Raises UsageError when Dask or pyarrow is missing or an option is wrong.
     """
-    if isinstance(sites, (str, os.PathLike)):
-        path = Path(sites)
-        try:
-            with path.open(encoding="utf-8", errors="replace") as f:
-                run = BatchRun(
-                    f,
-                    out,
-                    client=client,
-                    scheduler=scheduler,
-                    workers=workers,
-                    fanout=fanout,
-                    refresh=refresh,
-                    options=options,
-                    **kwargs,
-                )
-        except OSError as exc:
-            raise UsageError(f"cannot read the site list {path}: {exc.strerror or exc}") from exc
-    else:
-        run = BatchRun(
-            sites,
-            out,
-            client=client,
-            scheduler=scheduler,
-            workers=workers,
-            fanout=fanout,
-            refresh=refresh,
-            options=options,
-            **kwargs,
-        )
+    settings: dict[str, Any] = {
+        "client": client,
+        "scheduler": scheduler,
+        "workers": workers,
+        "fanout": fanout,
+        "refresh": refresh,
+        "options": options,
+    }
+    if not isinstance(sites, (str, os.PathLike)):
+        return BatchRun(sites, out, **settings, **kwargs).run()
+    if isinstance(sites, str) and sites.lower().startswith(("http://", "https://")):
+        raise UsageError(f"sites is a list of site URLs or the path of a file; got {sites!r}")
+    path = Path(sites)
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            run = BatchRun(f, out, **settings, **kwargs)
+    except OSError as exc:
+        raise UsageError(f"cannot read the site list {path}: {exc.strerror or exc}") from exc
     return run.run()
