@@ -529,6 +529,65 @@ def test_resume_after_the_driver_is_killed(client: Any, farm_factory: Any, tmp_p
             assert rows[key][name] == rows_a[key][name], (key, name)
 
 
+def test_ctrl_c_keeps_complete_partitions_and_records_the_rest(
+    farm_factory: Any, tmp_path: Path
+) -> None:
+    """Ctrl-C on a terminal reaches the whole process group: the driver and its cluster."""
+    farm: Farm = farm_factory(["plain"] * 6)
+    sites_file = tmp_path / "sites.txt"
+    sites_file.write_text("".join(s.url + "\n" for s in farm.sites))
+    held = farm.sites[:2]
+    gates = [Gate(site, "/sitemap") for site in held]
+    out = tmp_path / "out"
+    log = tmp_path / "cli-stderr.txt"
+    with log.open("wb") as stderr:
+        proc = subprocess.Popen(
+            [*CLI, str(sites_file), "--out", str(out), "--workers", "2", *RESUME_ARGS],
+            cwd=REPO,
+            env=cli_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    pgid = proc.pid
+    try:
+        started = wait_until(
+            lambda: (
+                proc.poll() is not None
+                or (
+                    len(markers(out)) >= 4
+                    and all(s.requests(lambda p: p.startswith("/sitemap")) for s in held)
+                )
+            ),
+            timeout=90,
+        )
+        assert proc.poll() is None and started, log.read_text(errors="replace")[-3000:]
+        os.killpg(pgid, signal.SIGINT)
+        code = proc.wait(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        for gate in gates:
+            gate.open()
+    text = log.read_text(errors="replace")
+    assert code == 1, text[-3000:]
+    assert "interrupted" in text and "Traceback" not in text, text[-3000:]
+    assert wait_until(lambda: not group_members(pgid), timeout=30), group_members(pgid)
+    assert {p.name for p in markers(out)} == {p.name for p in partitions(out)}
+    rows = read_sites(out)
+    assert {k for k, r in rows.items() if r["status"] == "complete"} == {
+        json.loads((p / MARKER).read_text())["site"] for p in markers(out)
+    }
+    for site in held:
+        assert rows[site.key]["status"] == "not run"
+        assert rows[site.key]["error_class"] == "Interrupted"
+    # The complete partitions are a usable dataset.
+    table = read_urls(out)
+    assert table.num_rows > 0
+    assert set(table["site"].to_pylist()) <= {s.key for s in farm.sites} - {s.key for s in held}
+
+
 # -- 3. a worker killed mid-run ------------------------------------------------------------------
 
 

@@ -33,6 +33,8 @@ import math
 import os
 import secrets
 import shutil
+import signal
+import threading
 import time
 import uuid
 from collections import deque
@@ -64,6 +66,7 @@ MAX_LINE = 8192  # a line of the site list longer than this is not a URL
 MAX_SITES = 1_000_000
 MAX_KEY = 180  # bytes of a partition directory name's value (names stop at 255)
 SAVE_EVERY = 5.0  # seconds between rewrites of sites.parquet while a batch runs
+CLOSE_TIMEOUT = 10.0  # seconds for the local cluster to shut down
 _HASH_CHUNK = 65_536
 
 
@@ -707,6 +710,22 @@ def write_sites(path: Path, results: list[SiteResult]) -> None:
 # -- the driver -----------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Worker processes started in here ignore SIGINT (an ignored signal stays ignored across
+    exec, and Python then installs no handler). Ctrl-C on a terminal reaches the whole process
+    group; the driver alone should get it and close the cluster in order, not have the workers
+    die under it and be restarted while it closes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _dask() -> tuple[Any, Any]:
     try:
         import distributed  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -873,20 +892,27 @@ class BatchRun:
                 yield client
             return
         n = self.workers or max(1, os.cpu_count() or 1)
-        cluster = distributed.LocalCluster(
-            n_workers=n,
-            threads_per_worker=THREADS_PER_WORKER,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-        )
+        with _workers_ignore_ctrl_c():
+            cluster = distributed.LocalCluster(
+                n_workers=n,
+                threads_per_worker=THREADS_PER_WORKER,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+                silence_logs=logging.ERROR,
+            )
+        client = None
         try:
-            with distributed.Client(cluster) as client:
-                self.dashboard = client.dashboard_link
-                yield client
+            client = distributed.Client(cluster)
+            self.dashboard = client.dashboard_link
+            yield client
         finally:
-            cluster.close()
+            # Bounded: after Ctrl-C a worker may still wait on a site that does not answer.
+            with contextlib.suppress(Exception):
+                if client is not None:
+                    client.close(timeout=CLOSE_TIMEOUT)
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=CLOSE_TIMEOUT)
 
     def _drive(self, client: Any, todo: list[_Site]) -> None:
         lanes: dict[str, deque[_Site]] = {}
@@ -986,7 +1012,19 @@ class BatchRun:
         if not force and now - self._saved < SAVE_EVERY:
             return
         self._saved = now
+        if force:
+            self._reconcile()
         write_sites(self.out / "sites.parquet", self.results)
+
+    def _reconcile(self) -> None:
+        """A task promotes its own partition: one may have finished after the driver stopped
+        listening (Ctrl-C). Its marker, not the driver's memory, says it is complete."""
+        for s in self.sites:
+            key = s.result.site
+            if key is not None and s.result.status == "not run":
+                done = complete_result(self.out, key)
+                if done is not None:
+                    s.result = done
 
 
 def batch(
