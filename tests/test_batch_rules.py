@@ -90,6 +90,16 @@ def test_a_list_longer_than_the_limit_says_so(monkeypatch: pytest.MonkeyPatch) -
     assert got[-1].problem == "more than 3 sites; the rest are ignored"
 
 
+def test_a_huge_line_in_a_file_is_read_in_bounded_pieces(tmp_path: Path) -> None:
+    path = tmp_path / "sites.txt"
+    path.write_text("a.example\n" + "x" * (50 * _batch.MAX_LINE) + "\nb.example\n")
+    with path.open(encoding="utf-8") as f:
+        got = list(read_sites(f))
+    assert urls_of(got) == ["https://a.example/", "https://b.example/"]
+    assert got[1].problem == f"line longer than {_batch.MAX_LINE} characters"
+    assert len(got[1].url) < 100
+
+
 @pytest.mark.parametrize(
     "shape",
     [

@@ -86,7 +86,7 @@ def read_sites(lines: Iterable[str]) -> Iterator[SiteLine]:
     """The sites of a list: one URL per line (`#` comments and blank lines ignored), or a CSV
     whose header has a `url` column. A bare domain means its https site. Lines that are not a
     site URL come back with `problem` set, so the batch can record them instead of failing."""
-    rows = iter(lines)
+    rows = _bounded_lines(lines) if isinstance(lines, io.TextIOBase) else iter(lines)
     column: int | None = None
     first = True
     count = 0
@@ -118,6 +118,16 @@ def read_sites(lines: Iterable[str]) -> Iterator[SiteLine]:
                 continue
             text = cells[column].strip()
         yield _site_line(number, text)
+
+
+def _bounded_lines(f: io.TextIOBase) -> Iterator[str]:
+    """A file's lines, each read at most MAX_LINE + 1 characters at a time: a line of a
+    gigabyte (a file that is not a site list) costs no more memory than a long URL."""
+    while line := f.readline(MAX_LINE + 1):
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            while (rest := f.readline(MAX_LINE + 1)) and not rest.endswith("\n"):
+                pass
+        yield line
 
 
 def _csv_row(text: str) -> list[str]:
