@@ -347,6 +347,29 @@ class LeafOutcome:
     error_message: str | None = None
 
 
+def url_hashes(urls: list[str], key: bytes) -> bytes:
+    """8 bytes of keyed BLAKE2b per URL: the same in every process of the cluster (unlike
+    the seen-set's hash), and a site cannot pick URLs that collide without the key."""
+    blake2b = hashlib.blake2b
+    return b"".join(
+        blake2b(url.encode("utf-8", "surrogatepass"), digest_size=8, key=key).digest()
+        for url in urls
+    )
+
+
+def _hashed(part: Part, key: bytes) -> Part:
+    """A part written without hashes (a site's own walk, before it knew it would fan out),
+    with them: read back from its `url` column, which is small next to the leaves'."""
+    if part.hashes is not None or part.rows == 0:
+        return part
+    _pa, pq = _pyarrow()
+    path = part.path.removesuffix(".parquet") + ".hashes"
+    with open(path, "wb") as out:
+        for record_batch in pq.ParquetFile(part.path).iter_batches(columns=["url"]):
+            out.write(url_hashes(record_batch.column(0).to_pylist(), key))
+    return Part(part.path, part.rows, path)
+
+
 class _Parts:
     """A walk's batches into `part-<n>.parquet` files of at most PART_ROWS rows (and, when the
     site may be de-duplicated across tasks, `part-<n>.hashes`: 8 bytes of keyed hash per row)."""
@@ -370,15 +393,7 @@ class _Parts:
             assert self._writer is not None
             self._writer.write(chunk)
             if self._hashes is not None and self.hash_key is not None:
-                key = self.hash_key
-                self._hashes.write(
-                    b"".join(
-                        hashlib.blake2b(
-                            e.url.encode("utf-8", "surrogatepass"), digest_size=8, key=key
-                        ).digest()
-                        for e in chunk
-                    )
-                )
+                self._hashes.write(url_hashes([e.url for e in chunk], self.hash_key))
             self._rows += len(chunk)
             if self._rows >= PART_ROWS:
                 self._close()
@@ -445,7 +460,7 @@ def walk_site(job: SiteJob) -> SiteOutcome:
             return True
 
         walk = Walk(job.url, job.options, hand_off=hand_off)
-        parts = _Parts(staging, "", job.hash_key if job.fanout is not None else None)
+        parts = _Parts(staging, "", None)
         asyncio.run(_walk_into(walk, parts))
         _from_report(result, walk.report)
     except Exception as exc:  # a bug must not stop the other sites: record it
@@ -462,9 +477,6 @@ def walk_site(job: SiteJob) -> SiteOutcome:
     if result.status == "failed":
         shutil.rmtree(staging, ignore_errors=True)
         return SiteOutcome(result)
-    for part in parts.done:
-        if part.hashes is not None:
-            Path(part.hashes).unlink(missing_ok=True)
     _promote(staging, job, result)
     return SiteOutcome(result)
 
@@ -530,7 +542,8 @@ def finish_site(job: SiteJob, site: SiteOutcome, leaves: list[LeafOutcome]) -> S
                 result.errors += 1
                 result.partial = True
                 first_error = first_error or (leaf.error_class, leaf.error_message)
-        parts = site.parts + [p for leaf in leaves for p in leaf.parts]
+        own = [_hashed(p, job.hash_key) for p in site.parts]
+        parts = own + [p for leaf in leaves for p in leaf.parts]
         drops = duplicate_rows(parts)
         final.mkdir()
         pages, alternates = _write_final(parts, drops, final)

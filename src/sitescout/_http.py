@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
+import functools
 import ipaddress
 import logging
 import math
 import random
 import socket
+import ssl
 import time
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
@@ -409,6 +411,13 @@ class _PinnedStream(httpx.AsyncByteStream):
                 await close()
 
 
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """One TLS context per process: loading the CA bundle costs ~35 ms of CPU, which every
+    walk (every site of a batch) paid again. A context is safe to share between clients."""
+    return httpx.create_ssl_context(trust_env=False)
+
+
 class PinnedTransport(httpx.AsyncBaseTransport):
     """httpx's transport over a connection pool whose network backend is `_GuardedBackend`.
 
@@ -418,7 +427,7 @@ class PinnedTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, guard: AddressGuard, limits: httpx.Limits) -> None:
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=shared_ssl_context(),
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -712,6 +721,7 @@ class Fetcher:
             timeout=httpx.Timeout(cfg.timeout, connect=cfg.connect_timeout),
             limits=limits,
             transport=PinnedTransport(self.guard, limits) if self.guard is not None else None,
+            verify=shared_ssl_context(),
             follow_redirects=False,
             event_hooks={"response": [_check_location]},
             trust_env=False,  # never route a walk through an environment proxy

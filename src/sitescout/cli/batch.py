@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -39,6 +40,8 @@ from ._app import (
     setup_logging,
 )
 
+_REFRESH = 0.25  # seconds between progress updates
+
 
 class _Progress:
     """Sites done / failed / URLs found on a terminal; nothing otherwise."""
@@ -58,6 +61,7 @@ class _Progress:
         self._task: Any = None
         self._show = show
         self._dashboard_shown = False
+        self._shown = 0.0
 
     def __enter__(self) -> _Progress:
         if self._bar is not None:
@@ -78,7 +82,10 @@ class _Progress:
         if self._show and run.dashboard and not self._dashboard_shown:
             self._dashboard_shown = True
             err.print(f"Dask dashboard: {run.dashboard}", markup=False)
-        if self._bar is not None:
+        now = time.monotonic()
+        if self._bar is not None and now - self._shown >= _REFRESH:
+            # Counting statuses walks every site: at most a few times a second.
+            self._shown = now
             self._bar.update(self._task, description=self._text(run.counts(), run.urls_found))
 
 
