@@ -749,6 +749,25 @@ def _workers_ignore_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@contextlib.contextmanager
+def _ctrl_c_sets(event: threading.Event) -> Iterator[None]:
+    """SIGINT sets `event` instead of raising; a second one raises at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _dask() -> tuple[Any, Any]:
     try:
         import distributed  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -963,55 +982,68 @@ class BatchRun:
                 submit("leaf", s, walk_leaf, s.leaves.popleft())
                 s.running += 1
 
+        def handle(future: Any) -> None:
+            kind, s, args = futures.pop(future)
+            host = host_of(s.line.url)
+            outcome: Any = None
+            error: BaseException | None = None
+            try:
+                outcome = future.result()
+            except Exception as exc:  # the task died with its worker, or Dask gave up
+                error = exc
+            finally:
+                # Released at once: a result the client still holds is one the scheduler
+                # recomputes when its worker dies, and these tasks fetch from sites.
+                future.release()
+            if kind == "leaf":
+                s.running -= 1
+                if error is not None:
+                    job: LeafJob = args[0]
+                    outcome = LeafOutcome(job.index, None, [], type(error).__name__, str(error))
+                s.finished.append(outcome)
+                feed_leaves(s)
+                if not s.leaves and s.running == 0:
+                    assert s.job is not None and s.outcome is not None
+                    submit("finish", s, finish_site, s.job, s.outcome, s.finished)
+                return
+            if error is not None:
+                s.result.status = "failed"
+                s.result.error_class = type(error).__name__
+                s.result.error_message = str(error) or repr(error)
+                s.result.finished_at = datetime.now(UTC)
+                self._done(s, host, next_site)
+                return
+            assert isinstance(outcome, SiteOutcome)
+            if kind == "site" and outcome.leaves:
+                s.outcome = outcome
+                s.result = outcome.result
+                assert s.job is not None and outcome.staging is not None
+                s.leaves.extend(
+                    LeafJob(s.job, i, leaf, outcome.staging)
+                    for i, leaf in enumerate(outcome.leaves)
+                )
+                feed_leaves(s)
+                return
+            s.result = outcome.result
+            self._done(s, host, next_site)
+
         if self.progress is not None:
             self.progress(self)
+        interrupted = threading.Event()
         try:
-            for host in lanes:
-                next_site(host)
-            for future in queue:
-                kind, s, args = futures.pop(future)
-                host = host_of(s.line.url)
-                outcome: Any = None
-                error: BaseException | None = None
-                try:
-                    outcome = future.result()
-                except Exception as exc:  # the task died with its worker, or Dask gave up
-                    error = exc
-                finally:
-                    # Released at once: a result the client still holds is one the scheduler
-                    # recomputes when its worker dies, and these tasks fetch from sites.
-                    future.release()
-                if kind == "leaf":
-                    s.running -= 1
-                    if error is not None:
-                        job: LeafJob = args[0]
-                        outcome = LeafOutcome(job.index, None, [], type(error).__name__, str(error))
-                    s.finished.append(outcome)
-                    feed_leaves(s)
-                    if not s.leaves and s.running == 0:
-                        assert s.job is not None and s.outcome is not None
-                        submit("finish", s, finish_site, s.job, s.outcome, s.finished)
-                    continue
-                if error is not None:
-                    s.result.status = "failed"
-                    s.result.error_class = type(error).__name__
-                    s.result.error_message = str(error) or repr(error)
-                    s.result.finished_at = datetime.now(UTC)
-                    self._done(s, host, next_site)
-                    continue
-                assert isinstance(outcome, SiteOutcome)
-                if kind == "site" and outcome.leaves:
-                    s.outcome = outcome
-                    s.result = outcome.result
-                    assert s.job is not None and outcome.staging is not None
-                    s.leaves.extend(
-                        LeafJob(s.job, i, leaf, outcome.staging)
-                        for i, leaf in enumerate(outcome.leaves)
-                    )
-                    feed_leaves(s)
-                    continue
-                s.result = outcome.result
-                self._done(s, host, next_site)
+            with _ctrl_c_sets(interrupted):
+                for host in lanes:
+                    next_site(host)
+                while futures:
+                    if not queue.has_ready():
+                        # Polled, not blocked on: Ctrl-C only sets the event (raised from a
+                        # signal handler, KeyboardInterrupt can land in a callback of Dask's
+                        # that swallows it, and the batch would run on).
+                        if interrupted.wait(0.05):
+                            raise KeyboardInterrupt
+                        continue
+                    for future in queue.next_batch(block=False):
+                        handle(future)
         except BaseException:
             for s in self.sites:
                 if s.result.status == "not run" and s.result.started_at is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from pathlib import Path
@@ -186,6 +187,11 @@ def batch(
     DIR/sites.parquet (one row per site). A re-run skips sites already complete.
     """
     setup_logging(verbose)
+    if not verbose:
+        # The cluster's own complaints while it shuts down after Ctrl-C are not the user's
+        # business; the summary says what happened to every site.
+        for name in ("distributed", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         options = inventory_options(
             None,
