@@ -455,6 +455,20 @@ RESUME_ARGS = ["--concurrency", "2", "--timeout", "10", "--fanout", "5"]
 RESUME_OPTIONS: dict[str, Any] = {"concurrency": 2, "timeout": 10.0}
 
 
+def start_cli(sites_file: Path, out: Path, log: Path) -> subprocess.Popen[bytes]:
+    """The CLI in a process group of its own (its LocalCluster's processes join it), stderr
+    into a file: not a pipe nobody reads while it runs."""
+    with log.open("wb") as stderr:
+        return subprocess.Popen(
+            [*CLI, str(sites_file), "--out", str(out), "--workers", "2", *RESUME_ARGS],
+            cwd=REPO,
+            env=cli_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
+
+
 def test_resume_after_the_driver_is_killed(client: Any, farm_factory: Any, tmp_path: Path) -> None:
     farm: Farm = farm_factory(["plain"] * 9 + ["fanout", "cycle", "nosite"])
     sites_file = tmp_path / "sites.txt"
@@ -468,15 +482,7 @@ def test_resume_after_the_driver_is_killed(client: Any, farm_factory: Any, tmp_p
     gates = [Gate(site, "/sitemap") for site in held]
     farm.reset_counters()
     log = tmp_path / "cli-stderr.txt"
-    with log.open("wb") as stderr:  # a file, not a pipe nobody reads while it runs
-        proc = subprocess.Popen(
-            [*CLI, str(sites_file), "--out", str(dir_b), "--workers", "2", *RESUME_ARGS],
-            cwd=REPO,
-            env=cli_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            start_new_session=True,
-        )
+    proc = start_cli(sites_file, dir_b, log)
     pgid = proc.pid
     try:
         started = wait_until(
@@ -540,15 +546,7 @@ def test_ctrl_c_keeps_complete_partitions_and_records_the_rest(
     gates = [Gate(site, "/sitemap") for site in held]
     out = tmp_path / "out"
     log = tmp_path / "cli-stderr.txt"
-    with log.open("wb") as stderr:
-        proc = subprocess.Popen(
-            [*CLI, str(sites_file), "--out", str(out), "--workers", "2", *RESUME_ARGS],
-            cwd=REPO,
-            env=cli_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            start_new_session=True,
-        )
+    proc = start_cli(sites_file, out, log)
     pgid = proc.pid
     try:
         started = wait_until(

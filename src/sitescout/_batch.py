@@ -33,7 +33,6 @@ import math
 import os
 import secrets
 import shutil
-import signal
 import threading
 import time
 import uuid
@@ -51,6 +50,7 @@ from ._errors import UsageError
 from ._locale import base_prefix, path_locale
 from ._models import Entry, WalkReport
 from ._project import lock_directory
+from ._signals import ctrl_c_ignored, ctrl_c_sets
 from ._table import ParquetWriter, _pyarrow
 from ._urls import normalize_url
 from ._walk import Walk, WalkOptions, document_key
@@ -733,41 +733,6 @@ def write_sites(path: Path, results: list[SiteResult]) -> None:
 # -- the driver -----------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """Worker processes started in here ignore SIGINT (an ignored signal stays ignored across
-    exec, and Python then installs no handler). Ctrl-C on a terminal reaches the whole process
-    group; the driver alone should get it and close the cluster in order, not have the workers
-    die under it and be restarted while it closes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextlib.contextmanager
-def _ctrl_c_sets(event: threading.Event) -> Iterator[None]:
-    """SIGINT sets `event` instead of raising; a second one raises at once."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_sigint(_signum: int, _frame: object) -> None:
-        if event.is_set():
-            raise KeyboardInterrupt
-        event.set()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _dask() -> tuple[Any, Any]:
     try:
         import distributed  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -934,7 +899,9 @@ class BatchRun:
                 yield client
             return
         n = self.workers or max(1, os.cpu_count() or 1)
-        with _workers_ignore_ctrl_c():
+        # Ctrl-C on a terminal reaches the whole process group: the driver alone should get
+        # it and close the cluster in order, not have the workers die under it and restart.
+        with ctrl_c_ignored():
             cluster = distributed.LocalCluster(
                 n_workers=n,
                 threads_per_worker=THREADS_PER_WORKER,
@@ -1031,7 +998,7 @@ class BatchRun:
             self.progress(self)
         interrupted = threading.Event()
         try:
-            with _ctrl_c_sets(interrupted):
+            with ctrl_c_sets(interrupted):
                 for host in lanes:
                     next_site(host)
                 while futures:

@@ -7,12 +7,9 @@ import asyncio
 import contextlib
 import csv
 import os
-import signal
 import stat
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
 from enum import StrEnum
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -25,6 +22,7 @@ from .._core import Batch
 from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT
 from .._models import Entry
+from .._signals import ctrl_c_ignored
 from .._table import COLUMNS, ParquetWriter
 from .._walk import Walk
 from ._app import (
@@ -251,19 +249,6 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~umask
 
 
-@contextlib.contextmanager
-def _holding_interrupts() -> Iterator[None]:
-    """Ctrl-C is ignored while the output is finished, so a second one cannot tear the file."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 async def _stream(walk: Walk, output: _Output, tally: Tally, progress: WalkProgress) -> None:
     async for batch in walk.batches():
         output.write(batch)
@@ -350,12 +335,12 @@ def urls(
     except OSError as exc:  # a full disk, a vanished directory
         _write_failed(out, output, exc)
     except BaseException:
-        with _holding_interrupts():
+        with ctrl_c_ignored():
             out.close(keep=tally.total > 0)
         raise
     tally.settle(walk.report)
     code = exit_code(walk.report)
-    with _holding_interrupts():
+    with ctrl_c_ignored():
         try:
             out.close(keep=tally.total > 0 or code == EXIT_OK)
         except OSError as exc:
