@@ -22,7 +22,6 @@ from ._app import (
     Concurrency,
     Crawl,
     Deadline,
-    LlmsTxt,
     Locale,
     MaxBytes,
     MaxDepth,
@@ -30,7 +29,6 @@ from ._app import (
     MaxUrls,
     PageSource,
     Quiet,
-    Sitemap,
     Source,
     Timeout,
     UserAgent,
@@ -161,7 +159,6 @@ def batch(
         int | None,
         typer.Option(min=1, help="Worker processes of the local cluster (default: CPU count)."),
     ] = None,
-    sitemap: Sitemap = None,
     no_alternates: Annotated[
         bool, typer.Option("--no-alternates", help="Do not emit hreflang alternates.")
     ] = False,
@@ -176,7 +173,6 @@ def batch(
     locale: Locale = None,
     crawl: Crawl = False,
     source: Source = PageSource.auto,
-    llms_txt: LlmsTxt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Summary as JSON on stderr.")] = False,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -195,7 +191,7 @@ def batch(
     try:
         options = inventory_options(
             None,
-            sitemap=sitemap,
+            sitemap=None,  # a sitemap URL in the list is walked directly
             alternates=not no_alternates,
             concurrency=concurrency,
             timeout=timeout,
@@ -208,7 +204,7 @@ def batch(
             locale=locale,
             crawl=crawl,
             source=source,
-            llms_txt=llms_txt,
+            llms_txt=None,
         )
         if sites == "-":
             run = _run(sys.stdin, out, scheduler, workers, fanout, refresh, options, verbose)
