@@ -102,7 +102,7 @@ class FarmHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         site = self.site
-        record = site._begin(self.path, self.client_address)
+        record = self._record = site._begin(self.path, self.client_address)
         try:
             for hook in list(site.hooks):
                 hook(self)
@@ -122,6 +122,11 @@ class FarmHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(reply.body)))
         self.end_headers()
+        # Counted as done just before the last bytes go out: a client that waits for a whole
+        # response before its next request can then never look concurrent. Counted after,
+        # the client could read the reply and send the next request before this thread ran
+        # again (a clean CI run on a loaded machine counted 2 in flight at a sequential host).
+        self.site._end(self._record)
         self.wfile.write(reply.body)
 
     def wait(self, seconds: float) -> bool:
@@ -214,8 +219,9 @@ class FarmSite:
 
     def _end(self, record: Request) -> None:
         with self.lock:
-            self.in_flight -= 1
-            record.end = time.monotonic()
+            if record.end is None:  # once: before the body is sent, or when the handler ends
+                self.in_flight -= 1
+                record.end = time.monotonic()
 
     def _route(self, handler: FarmHandler) -> Reply | None:
         path = handler.path
