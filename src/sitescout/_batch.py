@@ -374,54 +374,45 @@ class _Parts:
     """A walk's batches into `part-<n>.parquet` files of at most PART_ROWS rows (and, when the
     site may be de-duplicated across tasks, `part-<n>.hashes`: 8 bytes of keyed hash per row)."""
 
-    def __init__(self, directory: Path, prefix: str, hash_key: bytes | None) -> None:
+    def __init__(self, directory: Path, hash_key: bytes | None) -> None:
         self.directory = directory
-        self.prefix = prefix
         self.hash_key = hash_key
         self.done: list[Part] = []
         self._writer: ParquetWriter | None = None
         self._hashes: io.BufferedWriter | None = None
-        self._rows = 0
+        self._part = Part("", 0, None)
 
     def write(self, batch: list[Entry] | Batch) -> None:
         entries = batch.entries() if isinstance(batch, Batch) else batch
         while entries:
             if self._writer is None:
                 self._open()
-            room = PART_ROWS - self._rows
-            chunk, entries = entries[:room], entries[room:]
             assert self._writer is not None
+            part = self._part
+            chunk, entries = entries[: PART_ROWS - part.rows], entries[PART_ROWS - part.rows :]
             self._writer.write(chunk)
             if self._hashes is not None and self.hash_key is not None:
                 self._hashes.write(url_hashes([e.url for e in chunk], self.hash_key))
-            self._rows += len(chunk)
-            if self._rows >= PART_ROWS:
+            part.rows += len(chunk)
+            if part.rows >= PART_ROWS:
                 self._close()
 
     def _open(self) -> None:
-        n = len(self.done)
-        path = self.directory / f"{self.prefix}part-{n}.parquet"
-        self._writer = ParquetWriter(path)
-        if self.hash_key is not None:
-            self._hashes = (self.directory / f"{self.prefix}part-{n}.hashes").open("wb")
-        self._rows = 0
+        stem = self.directory / f"part-{len(self.done)}"
+        hashes = f"{stem}.hashes" if self.hash_key is not None else None
+        self._part = Part(f"{stem}.parquet", 0, hashes)
+        self._writer = ParquetWriter(Path(self._part.path))
+        if hashes is not None:
+            self._hashes = Path(hashes).open("wb")  # noqa: SIM115 (open until _close)
 
     def _close(self) -> None:
         writer, hashes, self._writer, self._hashes = self._writer, self._hashes, None, None
         if writer is None:
             return
-        n = len(self.done)
         writer.close()
         if hashes is not None:
             hashes.close()
-        hashes_path = self.directory / f"{self.prefix}part-{n}.hashes"
-        self.done.append(
-            Part(
-                str(self.directory / f"{self.prefix}part-{n}.parquet"),
-                self._rows,
-                str(hashes_path) if hashes is not None else None,
-            )
-        )
+        self.done.append(self._part)
 
     def close(self) -> list[Part]:
         self._close()
@@ -460,7 +451,7 @@ def walk_site(job: SiteJob) -> SiteOutcome:
             return True
 
         walk = Walk(job.url, job.options, hand_off=hand_off)
-        parts = _Parts(staging, "", None)
+        parts = _Parts(staging, None)
         asyncio.run(_walk_into(walk, parts))
         _from_report(result, walk.report)
     except Exception as exc:  # a bug must not stop the other sites: record it
@@ -468,7 +459,8 @@ def walk_site(job: SiteJob) -> SiteOutcome:
         result.error_class, result.error_message = type(exc).__name__, str(exc) or repr(exc)
         result.partial = True
         shutil.rmtree(staging, ignore_errors=True)
-        return _finished(result)
+        _finished(result)
+        return SiteOutcome(result)
     result.parts = len(parts.done)
     if leaves:
         result.leaves = len(leaves)
@@ -481,14 +473,13 @@ def walk_site(job: SiteJob) -> SiteOutcome:
     return SiteOutcome(result)
 
 
-def _finished(result: SiteResult) -> SiteOutcome:
+def _finished(result: SiteResult) -> None:
     """Stamp the end (wall clock: a fanned-out site ends on another machine than it began)."""
     result.finished_at = datetime.now(UTC)
     if result.started_at is not None:
         result.seconds = (result.finished_at - result.started_at).total_seconds()
     if result.status == "not run":
         _settle(result)
-    return SiteOutcome(result)
 
 
 def walk_leaf(job: LeafJob) -> LeafOutcome:
@@ -506,7 +497,7 @@ def walk_leaf(job: LeafJob) -> LeafOutcome:
             fetch=replace(site.options.fetch, per_host=1),
         )
         walk = Walk(site.url, options)
-        parts = _Parts(directory, "", site.hash_key)
+        parts = _Parts(directory, site.hash_key)
         asyncio.run(_walk_into(walk, parts))
     except Exception as exc:
         log.exception("leaf sitemap %s of %s failed", job.sitemap, site.url)
