@@ -13,13 +13,35 @@
     │   ├── NetworkError           connection refused/reset, DNS, TLS, protocol errors
     │   ├── TooManyRedirects       more than the allowed redirects, or a redirect loop
     │   └── BlockedAddressError    the SSRF guard refused the target address
+    │   └── ProjectError           the project directory cannot be used (see `_project`)
     └── NothingFoundError          discovery found no sitemap and no page (CLI exit 3)
+
+A recorded failure names its class with an `ErrorClass`: the name of a `FetchError` class, or
+one of the outcomes that are not exceptions (a document that answered but is not a sitemap,
+an llms.txt that is not one, a bug caught so the walk goes on, a run stopped by Ctrl-C).
 
 Web input never raises out of a walk: a failed document becomes a recorded error in the
 walk report. These exceptions surface from single-document helpers and from caller mistakes.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+ErrorClass = Literal[
+    "HTTPError",
+    "ContentTypeError",
+    "EmptyPageError",
+    "TimeoutError",
+    "NetworkError",
+    "TooManyRedirects",
+    "BlockedAddressError",
+    "NotASitemap",
+    "NotAnLlmsFile",
+    "UsageError",
+    "InternalError",
+    "Interrupted",
+]
 
 
 class SitescoutError(Exception):
@@ -37,7 +59,7 @@ class BrowserUnavailableError(UsageError):
 class FetchError(SitescoutError):
     """A document could not be fetched."""
 
-    error_class = "NetworkError"
+    error_class: ClassVar[ErrorClass] = "NetworkError"
 
     def __init__(self, message: str, *, url: str) -> None:
         super().__init__(message)
@@ -48,7 +70,7 @@ class FetchError(SitescoutError):
 
 
 class HTTPError(FetchError):
-    error_class = "HTTPError"
+    error_class: ClassVar[ErrorClass] = "HTTPError"
 
     def __init__(self, message: str, *, url: str, status: int) -> None:
         super().__init__(message, url=url)
@@ -56,27 +78,27 @@ class HTTPError(FetchError):
 
 
 class ContentTypeError(FetchError):
-    error_class = "ContentTypeError"
+    error_class: ClassVar[ErrorClass] = "ContentTypeError"
 
 
 class EmptyPageError(FetchError):
-    error_class = "EmptyPageError"
+    error_class: ClassVar[ErrorClass] = "EmptyPageError"
 
 
 class TimeoutError(FetchError):  # the spec names this failure class; shadows the builtin here only
-    error_class = "TimeoutError"
+    error_class: ClassVar[ErrorClass] = "TimeoutError"
 
 
 class NetworkError(FetchError):
-    error_class = "NetworkError"
+    error_class: ClassVar[ErrorClass] = "NetworkError"
 
 
 class TooManyRedirects(FetchError):
-    error_class = "TooManyRedirects"
+    error_class: ClassVar[ErrorClass] = "TooManyRedirects"
 
 
 class BlockedAddressError(FetchError):
-    error_class = "BlockedAddressError"
+    error_class: ClassVar[ErrorClass] = "BlockedAddressError"
 
 
 class NothingFoundError(SitescoutError):
