@@ -144,6 +144,46 @@ def test_walk_batches_group_like_group_key_whatever_their_origins() -> None:
         assert_subgroups(builder, urls)
 
 
+def test_a_full_depth_2_table_counts_like_one_head_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once MAX_SUBGROUPS groups are held, batches are counted per first segment: the result
+    must equal counting every head one at a time (held groups grow, new ones go to `other`)."""
+    rng = random.Random(21)
+    origins = ["https://ex.com", "https://ex.com:8443", "http://other.org"]
+    tails = ["", "/", "?q=1", "/a", "/a/", "/a/b", "/a/b/c?x=/y", "/A/%2Fb", "/a#/z", "/ä/ö"]
+    doubled = ["//a/b", "/a//b", "//s1/sub3"]
+    fill = [Entry(f"https://ex.com/s{i % 50}/sub{i // 50}") for i in range(MAX_SUBGROUPS + 5)]
+    later = []
+    for n in range(30):
+        odd = tails + doubled if n % 5 == 0 else tails  # a doubled slash: counted head by head
+        later.append(
+            [
+                Entry(normalize_url(rng.choice(origins) + rng.choice(odd)))
+                if rng.random() < 0.2
+                else Entry(f"https://ex.com/s{rng.randrange(3)}/sub{rng.randrange(600)}")
+                for _ in range(400)
+            ]
+        )
+    fast = ReportBuilder(site="https://ex.com/")
+    slow = ReportBuilder(site="https://ex.com/")
+    monkeypatch.setattr(
+        slow, "_count_heads_full", lambda origin, text, heads: slow._count_heads(origin, heads)
+    )
+    for builder in (fast, slow):
+        for start in range(0, len(fill), 1000):
+            builder.add_entries(fill[start : start + 1000])
+        for batch in later:
+            builder.add_entries(batch)
+    assert fast._held_heads is not None  # the full-table path ran
+    assert any(s.other for s in fast.subgroups.values())
+    assert fast.groups == slow.groups and fast.group_other == slow.group_other
+    assert {k: (dict(s.children), s.other) for k, s in fast.subgroups.items()} == {
+        k: (dict(s.children), s.other) for k, s in slow.subgroups.items()
+    }
+    assert sum(fast.groups.values()) + fast.group_other == fast.urls
+
+
 def test_groups_table_merges_small_groups_into_other_like_sitescout_groups() -> None:
     urls = [f"https://ex.com/big/{i}" for i in range(10)]
     urls += ["https://ex.com/tiny/1", "https://ex.com/tiny/2", "mailto:x@ex.com"]

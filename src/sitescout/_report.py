@@ -64,6 +64,10 @@ _PREFIX = re.compile(r"^([^/\n]*(?://)?[^/?#\n]*(?:/+[^/?#\n]+)?)(?:/+([^/?#\n]+
 _ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#\n]*")
 _PATH_PREFIX = re.compile(r"^(/+[^/?#\n]+(?:/+[^/?#\n]+)?|[^\n]*)", re.M)  # one string a line
 _TWO_SEGMENTS = re.compile(r"/+([^/?#\n]+)(?:/+([^/?#\n]+))?")
+# A line whose head (its first two segments) holds a doubled slash: `//a` or `/a//b`.
+_ODD_HEAD = re.compile(r"^/(?:[^/?#\n]+/)?/", re.M)
+_NOT_SEGMENT_LED = re.compile(r"^(?!/[^/?#\n])[^\n]*$", re.M)
+_FIRST_SEGMENT = re.compile(r"^/([^/?#\n]+)", re.M)
 _MONTH = re.compile(r"([0-9]{4}-(?:0[1-9]|1[0-2]))(?![0-9])")
 _FIRST_8 = operator.itemgetter(slice(0, 8))  # a month and the character after it
 # urlsplit strips and drops these, so a line holding one takes the exact, slower path.
@@ -126,6 +130,8 @@ class ReportBuilder:
         self.auth_count = 0
         self.auth_groups: Counter[str] = Counter()
         self._keys: dict[str, str | None] = {}
+        # Once the depth-2 table is full: each held group by its path ("/docs/api").
+        self._held_heads: dict[str, tuple[str, str]] | None = None
 
     # -- input ------------------------------------------------------------------------------
 
@@ -214,7 +220,14 @@ class ReportBuilder:
 
     def _count_paths(self, origin: str, stripped: str) -> None:
         """`_count_prefixes` for lines that lost their common `origin` where they had it."""
-        for head, n in Counter(_PATH_PREFIX.findall(stripped)).items():
+        heads = Counter(_PATH_PREFIX.findall(stripped))
+        if self._subgroup_count < MAX_SUBGROUPS or _ODD_HEAD.search(stripped):
+            self._count_heads(origin, heads)
+        else:
+            self._count_heads_full(origin, stripped, heads)
+
+    def _count_heads(self, origin: str, heads: Counter[str]) -> None:
+        for head, n in heads.items():
             segments = _TWO_SEGMENTS.fullmatch(head)
             if segments is not None:
                 k1 = self._key(f"{origin}/{segments.group(1)}")
@@ -228,6 +241,42 @@ class ReportBuilder:
             match = _PREFIX.match(_whole(origin, head))
             assert match is not None  # the pattern matches any line, if only emptily
             self._count_prefixes(Counter({(match.group(1), match.group(2) or ""): n}))
+
+    def _count_heads_full(self, origin: str, stripped: str, heads: Counter[str]) -> None:
+        """`_count_heads` once the depth-2 table is full, in time per distinct first segment
+        rather than per distinct head: a site of a million unique slugs has a million heads.
+
+        No depth-2 group can be added any more, so a head either names one already held (found
+        by its path, as no head of this batch has a doubled slash) or goes to its parent's
+        `other`; parents are counted from the first segments alone."""
+        held = self._held_heads
+        if held is None:
+            held = self._held_heads = {
+                child[:-2]: (k1, child)
+                for k1, sub in self.subgroups.items()
+                for child in sub.children
+            }
+        placed: Counter[str] = Counter()
+        for head in heads.keys() & held.keys():
+            parent, child = held[head]
+            n = heads[head]
+            self.subgroups[parent].children[child] += n
+            placed[parent] += n
+        others = _NOT_SEGMENT_LED.findall(stripped)  # their heads are the whole lines
+        if others:
+            self._count_heads(origin, Counter(others))
+        for segment, n in Counter(_FIRST_SEGMENT.findall(stripped)).items():
+            group = self._key(f"{origin}/{segment}")
+            if group is None or (group not in self.groups and len(self.groups) >= MAX_GROUPS):
+                self.group_other += n
+                continue
+            self.groups[group] += n
+            rest = n - placed[group]
+            if rest:
+                sub = self.subgroups.get(group)
+                if sub is None:
+                    sub = self.subgroups[group] = _Sub()
+                sub.other += rest
 
     def _count_prefixes(self, prefixes: Counter[tuple[str, str]]) -> None:
         for (prefix, second), n in prefixes.items():
