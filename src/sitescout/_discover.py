@@ -165,7 +165,8 @@ class DiscoveryPlan:
     """§2 as steps: `start()` gives the first step, `feed(answer)` the next, until `Done`.
 
     `found` fills in as the answers come; `new_notes()` hands out the notes added since the last
-    call, so a caller can interleave them with its own in the order things happened.
+    call, so a caller can interleave them with its own in the order things happened. The chain
+    is a generator so that it reads top to bottom like §2 and keeps its place between answers.
     """
 
     def __init__(
