@@ -9,10 +9,18 @@ from dataclasses import replace
 from typing import Any
 
 from ._budget import Budgets
-from ._discover import Discovery, discover, probe
+from ._discover import (
+    SNIFF,
+    Discovery,
+    DiscoveryPlan,
+    Done,
+    FetchRobots,
+    Tried,
+    fetch_robots,
+    probe,
+)
 from ._errors import UsageError
 from ._http import AddressGuard, FetchConfig, Fetcher
-from ._urls import normalize_url
 from ._walk import SyncEntries, Walk, WalkOptions, require_http_url
 
 _WALK_FIELDS = frozenset(WalkOptions.__dataclass_fields__)
@@ -90,17 +98,16 @@ async def discover_sitemaps_async(
         require_http_url(sitemap, "sitemap")
     config = _fetch_config(config, kwargs)
     async with Fetcher(config, guard=AddressGuard(url)) as fetcher:
-        found = await discover(fetcher, url, sitemap)
-        if found.sitemaps:
-            return found
-        for name, candidate in found.candidates:
-            ok, _resp = await probe(fetcher, candidate)
-            if ok:
-                found.source, found.source_url = name, candidate
-                found.sitemaps = [normalize_url(candidate)]
-                return found
-        found.notes.append("no sitemap found (robots.txt and well-known paths)")
-        return found
+        plan = DiscoveryPlan(url, sitemap, user_agent=config.user_agent, rules=SNIFF)
+        step = plan.start()
+        while not isinstance(step, Done):
+            if isinstance(step, FetchRobots):
+                answer, _resp = await fetch_robots(fetcher, step.url)
+                step = plan.feed(answer)
+            else:  # a well-known path: its first kilobytes tell
+                is_sitemap, _resp = await probe(fetcher, step.urls[0])
+                step = plan.feed(Tried(is_sitemap))
+        return step.found
 
 
 def discover_sitemaps(

@@ -52,8 +52,8 @@ from ._models import Entry, WalkReport
 from ._project import lock_directory
 from ._signals import ctrl_c_ignored, ctrl_c_sets
 from ._table import ParquetWriter, _pyarrow
-from ._urls import normalize_url
-from ._walk import Walk, WalkOptions, document_key
+from ._urls import document_key, is_http_url, normalize_url
+from ._walk import Walk, WalkOptions
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ def _csv_row(text: str) -> list[str]:
 
 def _site_line(number: int, text: str) -> SiteLine:
     url = text if "://" in text else "https://" + text
-    if not url.lower().startswith(("http://", "https://")):
+    if not is_http_url(url):
         return SiteLine(number, text[:200], "not an http(s) URL")
     try:
         url = normalize_url(url)
@@ -1076,7 +1076,7 @@ def batch(
     }
     if not isinstance(sites, (str, os.PathLike)):
         return BatchRun(sites, out, **settings, **kwargs).run()
-    if isinstance(sites, str) and sites.lower().startswith(("http://", "https://")):
+    if isinstance(sites, str) and is_http_url(sites):
         raise UsageError(f"sites is a list of site URLs or the path of a file; got {sites!r}")
     path = Path(sites)
     try:

@@ -45,7 +45,6 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from ._discover import read_robots
 from ._errors import ContentTypeError, EmptyPageError, FetchError, UsageError, check_whole
@@ -55,7 +54,15 @@ from ._models import SITEMAP_KINDS
 from ._parse import SitemapParser
 from ._render import Renderer
 from ._robots import Robots
-from ._urls import classify, normalize_url, site_key, url_path
+from ._urls import (
+    classify,
+    is_http_url,
+    looks_like_sitemap_url,
+    normalize_url,
+    page_key,
+    site_key,
+    url_path,
+)
 
 __all__ = [
     "HTML_ACCEPT",
@@ -77,7 +84,6 @@ MAX_PAGES = 200  # §10: "at most 200 visited pages regardless of the cap"
 MAX_DEPTH = 3
 MAX_CRAWL_DELAY = 60.0
 HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.5"
-_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".rss", ".atom")
 # Content types whose body is never read: no page, no sitemap can hide in them.
 _NO_BODY_TYPES = (
     "image/",
@@ -161,7 +167,7 @@ class _PageSink:
         if kind is None or kind not in SITEMAP_KINDS:
             return None
         if kind == "text" and not (
-            self.content_type.startswith("text/plain") and _sitemap_like(url)
+            self.content_type.startswith("text/plain") and looks_like_sitemap_url(url)
         ):
             return None  # a plain-text page that starts with a URL is not a sitemap for that
         return kind
@@ -181,11 +187,6 @@ def _is_html(content_type: str, body: bytes) -> bool:
     if "html" in content_type:
         return True
     return _maybe_html(content_type) and looks_like_html(body)
-
-
-def _sitemap_like(url: str) -> bool:
-    last = url_path(url).lower().rsplit("/", 1)[-1]
-    return last.endswith(_SITEMAP_SUFFIXES) or "sitemap" in last
 
 
 async def fetch_page(
@@ -375,13 +376,6 @@ class _Pacer:
                 self._next = time.monotonic() + self.delay
 
 
-def _dedup_key(url: str) -> str:
-    """One key for `/a`, `/a/`, `www.` and bare host, http and https (url is normalized)."""
-    host, port = site_key(url)
-    parts = urlsplit(url)
-    return f"{host}:{port}{parts.path.rstrip('/')}?{parts.query}"
-
-
 class Crawler:
     """A breadth-first crawl of one site; iterate it (`async for event in crawler`) once.
 
@@ -410,7 +404,7 @@ class Crawler:
         deadline: float | None = None,
         chromium: str | None = None,
     ) -> None:
-        if not start_url.lower().startswith(("http://", "https://")):
+        if not is_http_url(start_url):
             raise UsageError(f"not an http(s) URL: {start_url!r}")
         check_whole("max_pages", max_pages, low=1)
         check_whole("max_depth", max_depth, low=0)
@@ -534,7 +528,7 @@ class Crawler:
 
     def _seed(self) -> None:
         url = self.start_url
-        self._seen.add(_dedup_key(url))
+        self._seen.add(page_key(url))
         if self.robots is not None and not self.robots.allowed(url):
             self._disallow(url)
             self.report.notes.append(f"robots.txt disallows the start URL {url}")
@@ -566,7 +560,7 @@ class Crawler:
         return False
 
     async def _visit(self, item: _Item) -> None:
-        key = _dedup_key(item.url)
+        key = page_key(item.url)
         if key in self._read:
             return  # an earlier redirect already led to this page
         if not self._may_fetch():
@@ -580,7 +574,7 @@ class Crawler:
                 sniff_only=item.probe,
             )
         final = normalize_url(fetched.final_url)
-        final_key = _dedup_key(final)
+        final_key = page_key(final)
         # Redirected to a page the crawl has read: report the fetch, do not follow it twice.
         already = final_key in self._read
         self._read.update((key, final_key))
@@ -649,11 +643,11 @@ class Crawler:
     # -- the frontier ----------------------------------------------------------------------------
 
     def _consider(self, url: str, depth: int, found_on: str) -> None:
-        key = _dedup_key(url)
+        key = page_key(url)
         if key in self._seen:
             return
         verdict = classify(url, self._site)
-        probe = verdict.reason == "asset-extension" and _sitemap_like(url)
+        probe = verdict.reason == "asset-extension" and looks_like_sitemap_url(url)
         if verdict.decision != "keep" and not probe:
             self._seen.add(key)
             self.report.filtered[verdict.reason] += 1

@@ -1,11 +1,21 @@
-"""The discovery chain (§2): user sitemap → robots.txt → well-known paths → (crawl fallback)."""
+"""The discovery chain (§2): user sitemap → robots.txt → well-known paths → (crawl fallback).
+
+The chain is written once, as `DiscoveryPlan`: an object with no I/O that names the next step
+(`FetchRobots`, `TrySitemaps`) and is fed what that step's fetch learned (`RobotsAnswer`,
+`Tried`) until it is `Done`. Its callers differ on purpose, and each difference is a field of
+`Rules` (one preset per caller below); the callers only fetch and feed:
+
+- the walker (`_walk`) walks every tried URL as a whole document (`WALK`);
+- `discover_sitemaps` sniffs the first kilobytes of a well-known path (`probe`, `SNIFF`);
+- the scope estimate reads the top document it would read anyway (`SCOPE`);
+- the link crawl only needs robots.txt's rules (`read_robots`, `CRAWL`).
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from ._http import FetchConfig, Fetcher, Response
 from ._llms import (
@@ -21,7 +31,7 @@ from ._llms import (
 from ._models import LlmsSummary
 from ._parse import SitemapParser
 from ._robots import Robots, parse_robots
-from ._urls import normalize_url, site_key
+from ._urls import looks_like_sitemap_url, normalize_url, origin_of, site_key
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +42,9 @@ WELL_KNOWN: tuple[tuple[str, str], ...] = (
     ("sitemap_index.xml", "/sitemap_index.xml"),
     ("sitemap-index.xml", "/sitemap-index.xml"),
 )
-_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".gz", ".rss", ".atom")
+# §9 step 6: the answers that say the site pushes back on plain HTTP clients.
+BLOCKING_STATUSES = frozenset({403, 429})
+NO_SITEMAP_FOUND = "no sitemap found (robots.txt and well-known paths)"
 
 
 @dataclass(slots=True)
@@ -53,21 +65,255 @@ class Discovery:
     notes: list[str] = field(default_factory=list)
 
 
+# -- the plan (no I/O) ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """How one caller runs the chain. How a tried URL is judged (sniffed, or read whole) is the
+    caller's business: the plan only hears the verdict.
+
+    `direct`: a site URL that names a sitemap is walked as given (§2 step 1); the crawl's own
+    robots.txt read turns it off, it always wants the rules.
+    `robots_only`: stop after robots.txt (the crawl, and `--crawl`, which walks no sitemap).
+    `confirm_roots`: robots.txt's sitemaps are tried too, and when none of them answers as a
+    sitemap the well-known paths are next (the walker); otherwise they are taken on trust.
+    `stop_when_unreachable`: no HTTP answer at all (robots.txt or a well-known path) ends the
+    chain: probing more paths would only multiply the wait (the scope estimate, seconds long).
+    `first_root_only`: only the first robots.txt sitemap will be read; a note says so.
+    `spelling_notes`: say when robots.txt used a nonstandard `Sitemap:` spelling.
+    `candidate_notes`: a note for each well-known path that was not a sitemap.
+    `pushback`: 403/429 and bot-challenge answers are recorded (`DiscoveryPlan.pushback`).
+    """
+
+    direct: bool = True
+    robots_only: bool = False
+    confirm_roots: bool = False
+    stop_when_unreachable: bool = False
+    first_root_only: bool = False
+    spelling_notes: bool = True
+    candidate_notes: bool = False
+    pushback: bool = False
+
+
+SNIFF = Rules()
+WALK = Rules(confirm_roots=True)
+WALK_CRAWL = Rules(robots_only=True)
+CRAWL = Rules(direct=False, robots_only=True)
+SCOPE = Rules(
+    stop_when_unreachable=True,
+    first_root_only=True,
+    spelling_notes=False,
+    candidate_notes=True,
+    pushback=True,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchRobots:
+    """Fetch `url` (robots.txt, see `fetch_robots`) and feed a `RobotsAnswer`."""
+
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrySitemaps:
+    """Fetch `urls` and feed a `Tried`: whether any of them really is a sitemap (§2 step 3).
+
+    `name` is the source they would be (`user`, `robots.txt`, a well-known name); `guess`
+    marks a well-known path, whose absence is an answer rather than a failure.
+    """
+
+    name: str
+    urls: tuple[str, ...]
+    guess: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    found: Discovery
+
+
+Step = FetchRobots | TrySitemaps | Done
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsAnswer:
+    """What fetching robots.txt gave: its text on a 2xx answer, else why not (`why`)."""
+
+    status: int | None
+    final_url: str
+    text: str | None = None
+    why: str = ""
+    challenge: bool = False  # the body is a bot-challenge page (only the scope estimate asks)
+
+
+@dataclass(frozen=True, slots=True)
+class Tried:
+    """What trying a `TrySitemaps` step's URLs gave."""
+
+    sitemap: bool
+    answered: bool = True  # an HTTP status came back
+    failure: str = "not a sitemap"  # why it is not a sitemap, for `candidate_notes`
+    pushback: str | None = None  # `HTTP 403`, `a bot-challenge page`
+
+
+Answer = RobotsAnswer | Tried
+
+
+class DiscoveryPlan:
+    """§2 as steps: `start()` gives the first step, `feed(answer)` the next, until `Done`.
+
+    `found` fills in as the answers come; `new_notes()` hands out the notes added since the last
+    call, so a caller can interleave them with its own in the order things happened. The chain
+    is a generator so that it reads top to bottom like §2 and keeps its place between answers.
+    """
+
+    def __init__(
+        self,
+        site_url: str,
+        sitemap: str | None = None,
+        *,
+        user_agent: str,
+        rules: Rules = SNIFF,
+    ) -> None:
+        self.rules = rules
+        self.user_agent = user_agent
+        self.found = Discovery(site_url=site_url)
+        self.pushback: list[str] = []
+        self.unreachable = False  # robots.txt or a well-known path got no HTTP answer at all
+        self._sitemap = sitemap
+        self._noted = 0
+        self._steps = self._chain()
+
+    def start(self) -> Step:
+        return self._advance(None)
+
+    def feed(self, answer: Answer) -> Step:
+        return self._advance(answer)
+
+    def new_notes(self) -> list[str]:
+        notes = self.found.notes[self._noted :]
+        self._noted = len(self.found.notes)
+        return notes
+
+    def _advance(self, answer: Answer | None) -> Step:
+        try:
+            return self._steps.send(answer)
+        except StopIteration:
+            return Done(self.found)
+
+    def _chain(self) -> Generator[Step, Answer | None, None]:
+        found, rules = self.found, self.rules
+        direct = self._sitemap
+        if direct is None and rules.direct and looks_like_sitemap_url(found.site_url):
+            direct = found.site_url
+        if direct is not None:
+            found.source, found.source_url = "user", direct
+            found.sitemaps = [normalize_url(direct)]
+            if rules.confirm_roots and not rules.robots_only:
+                yield TrySitemaps("user", tuple(found.sitemaps))
+            return
+        origin = origin_of(found.site_url)
+        answer = yield FetchRobots(origin + "/robots.txt")
+        assert isinstance(answer, RobotsAnswer)
+        self._robots(answer)
+        found.candidates = [(name, origin + path) for name, path in WELL_KNOWN]
+        if rules.robots_only or self.unreachable:
+            return
+        if found.sitemaps:
+            if not rules.confirm_roots:
+                return
+            tried = yield TrySitemaps("robots.txt", tuple(found.sitemaps))
+            assert isinstance(tried, Tried)
+            if tried.sitemap:
+                return
+            found.notes.append("no sitemap listed in robots.txt answered; trying well-known")
+        yield from self._well_known(origin)
+
+    def _robots(self, answer: RobotsAnswer) -> None:
+        found, rules = self.found, self.rules
+        found.robots_status = answer.status
+        if answer.status in BLOCKING_STATUSES:
+            self._push(f"robots.txt answered HTTP {answer.status}")
+        if answer.text is None:
+            if answer.status is None and rules.stop_when_unreachable:
+                self.unreachable = True
+                found.notes.append(
+                    f"robots.txt did not answer ({answer.why}); the site looks unreachable, so "
+                    "the well-known sitemap paths were not tried"
+                )
+            else:
+                found.notes.append(
+                    f"robots.txt unavailable ({answer.why}); trying well-known paths"
+                )
+            return
+        if answer.challenge:
+            self._push("robots.txt is a bot-challenge page")
+        robots = found.robots = parse_robots(answer.text, answer.final_url, self.user_agent)
+        if not robots.sitemaps:
+            found.notes.append("robots.txt lists no sitemap; trying well-known paths")
+            return
+        found.source, found.source_url = "robots.txt", answer.final_url
+        found.sitemaps = list(robots.sitemaps)
+        if rules.spelling_notes:
+            found.notes.extend(spelling_notes(robots))
+        if rules.first_root_only and len(found.sitemaps) > 1:
+            found.notes.append(
+                f"robots.txt lists {len(found.sitemaps)} sitemaps; only the first was read"
+            )
+
+    def _well_known(self, origin: str) -> Generator[Step, Answer | None, None]:
+        """§2 step 3: the first well-known path that really is a sitemap wins."""
+        found, rules = self.found, self.rules
+        pushback: list[str] = []
+        for name, path in WELL_KNOWN:
+            url = origin + path
+            tried = yield TrySitemaps(name, (url,), guess=True)
+            assert isinstance(tried, Tried)
+            if tried.sitemap:
+                found.source, found.source_url = name, url
+                found.sitemaps = [normalize_url(url)]
+                return
+            if rules.candidate_notes:
+                found.notes.append(f"well-known {path}: {tried.failure}")
+            if tried.pushback is not None:
+                pushback.append(f"{path} answered {tried.pushback}")
+            if not tried.answered and rules.stop_when_unreachable:
+                self.unreachable = True
+                break
+        for reason in pushback:  # only when no well-known path served a sitemap
+            self._push(reason)
+        found.source, found.source_url = "none", None
+        found.notes.append(NO_SITEMAP_FOUND)
+
+    def _push(self, reason: str) -> None:
+        if self.rules.pushback and reason not in self.pushback:
+            self.pushback.append(reason)
+            self.found.notes.append(f"{reason}: the site likely needs a real browser")
+
+
+def spelling_notes(robots: Robots) -> list[str]:
+    """What to tell the user when sitemaps were listed under a nonstandard directive name."""
+    return [
+        f'robots.txt also lists sitemaps under the nonstandard "{spelling}:" spelling'
+        for spelling in robots.sitemap_spellings
+    ]
+
+
+# -- the fetches the plan's callers share ---------------------------------------------------------
+
+
 def robots_time_limit(config: FetchConfig) -> float:
     """robots.txt gets at most `ROBOTS_TIMEOUT`, and never longer than any other document."""
     return min(ROBOTS_TIMEOUT, config.timeout)
 
 
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def looks_like_sitemap_url(url: str) -> bool:
-    """A URL the user gave that names a sitemap document rather than a site (§2 step 1)."""
-    path = urlsplit(url).path.lower()
-    last = path.rsplit("/", 1)[-1]
-    return last.endswith(_SITEMAP_SUFFIXES) or "sitemap" in last
+def why(resp: Response) -> str:
+    """What went wrong with a response, in a few words: the fetch error, else the status."""
+    if resp.error is not None:
+        return str(resp.error)
+    return f"HTTP {resp.status}"
 
 
 class _TextSink:
@@ -88,54 +334,25 @@ class _TextSink:
         return b"".join(self.parts).decode("utf-8", "replace")
 
 
-async def read_robots(fetcher: Fetcher, site_url: str) -> tuple[Robots | None, Response]:
-    """Fetch `<origin>/robots.txt` (see `robots_time_limit`); None when missing or failing."""
-    robots_url = origin_of(site_url) + "/robots.txt"
+async def fetch_robots(fetcher: Fetcher, url: str) -> tuple[RobotsAnswer, Response]:
+    """Fetch robots.txt at `url` (at most `ROBOTS_MAX_BYTES`, see `robots_time_limit`)."""
     sink = _TextSink(ROBOTS_MAX_BYTES)
     limit = robots_time_limit(fetcher.config)
-    resp = await fetcher.fetch(robots_url, lambda _r: sink, time_limit=limit)
+    resp = await fetcher.fetch(url, lambda _r: sink, time_limit=limit)
     if not resp.ok:
-        log.info("robots.txt unavailable at %s: %s", robots_url, resp.error or resp.status)
-        return None, resp
-    robots = parse_robots(sink.text(), resp.final_url, fetcher.config.user_agent)
-    return robots, resp
+        log.info("robots.txt unavailable at %s: %s", url, resp.error or resp.status)
+        return RobotsAnswer(resp.status, resp.final_url, why=why(resp)), resp
+    return RobotsAnswer(resp.status, resp.final_url, text=sink.text()), resp
 
 
-async def discover(fetcher: Fetcher, site_url: str, sitemap: str | None = None) -> Discovery:
-    """Run §2 up to (not including) fetching sitemaps: the walker fetches and judges them."""
-    found = Discovery(site_url=site_url)
-    direct = sitemap or (site_url if looks_like_sitemap_url(site_url) else None)
-    if direct is not None:
-        found.source, found.source_url = "user", direct
-        found.sitemaps = [normalize_url(direct)]
-        return found
-    robots, resp = await read_robots(fetcher, site_url)
-    found.robots, found.robots_status = robots, resp.status
-    if robots is not None and robots.sitemaps:
-        found.source, found.source_url = "robots.txt", resp.final_url
-        found.sitemaps = list(robots.sitemaps)
-        found.notes.extend(spelling_notes(robots))
-    elif robots is None:
-        found.notes.append(f"robots.txt unavailable ({_why(resp)}); trying well-known paths")
-    else:
-        found.notes.append("robots.txt lists no sitemap; trying well-known paths")
-    origin = origin_of(site_url)
-    found.candidates = [(name, origin + path) for name, path in WELL_KNOWN]
-    return found
-
-
-def spelling_notes(robots: Robots) -> list[str]:
-    """What to tell the user when sitemaps were listed under a nonstandard directive name."""
-    return [
-        f'robots.txt also lists sitemaps under the nonstandard "{spelling}:" spelling'
-        for spelling in robots.sitemap_spellings
-    ]
-
-
-def _why(resp: Response) -> str:
-    if resp.error is not None:
-        return str(resp.error)
-    return f"HTTP {resp.status}"
+async def read_robots(fetcher: Fetcher, site_url: str) -> tuple[Robots | None, Response]:
+    """Fetch `<origin>/robots.txt` (see `robots_time_limit`); None when missing or failing."""
+    plan = DiscoveryPlan(site_url, user_agent=fetcher.config.user_agent, rules=CRAWL)
+    step = plan.start()
+    assert isinstance(step, FetchRobots)
+    answer, resp = await fetch_robots(fetcher, step.url)
+    plan.feed(answer)
+    return plan.found.robots, resp
 
 
 class _SniffSink:
@@ -287,10 +504,8 @@ class LlmsReader:
         return None if why is not None else body.decode("utf-8", "replace")
 
     def _refusal(self, resp: Response, body: bytes) -> str | None:
-        if resp.error is not None:
-            return str(resp.error)
         if not resp.ok:
-            return f"HTTP {resp.status}"
+            return why(resp)
         if site_key(resp.final_url) != self._site:
             return f"redirected to another site ({resp.final_url})"
         return rejection(resp.content_type, body[:512], len(body))

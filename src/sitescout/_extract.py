@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ._budget import Budgets, truncation_notice
-from ._discover import origin_of
 from ._errors import UsageError
 from ._http import AddressGuard, FetchConfig, Fetcher
 from ._locale import path_locale
@@ -29,7 +28,7 @@ from ._pages import PageOutcome, fetch_page
 from ._project import DISCOVERED, Project, ProjectError, now_iso
 from ._robots import Robots
 from ._select import Candidate, Scope, Selection, select_pages
-from ._urls import SlugRegistry, UrlSet, normalize_url
+from ._urls import SlugRegistry, UrlSet, normalize_url, origin_of
 from ._walk import Walk, WalkOptions
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ._locale import base_prefix
-from ._urls import classify, normalize_url, resolve_url, site_key
+from ._urls import classify, is_http_url, normalize_url, origin_of, resolve_url, site_key
 
 # An llms.txt is a short index; the biggest real aggregates (`llms-full.txt`) run to a few MiB.
 # The same cap as an HTML page: beyond it the file is cut and the cut recorded.
@@ -81,8 +81,7 @@ def candidates(site_url: str, explicit: str | None = None) -> list[str]:
     """
     if explicit is not None:
         return [explicit]
-    parts = urlsplit(site_url)
-    origin = f"{parts.scheme}://{parts.netloc}"
+    origin = origin_of(site_url)
     base = base_prefix(site_url) or "/"
     found: list[str] = []
     for url in (origin + base + "llms.txt", origin + "/llms.txt", origin + "/docs/llms.txt"):
@@ -137,8 +136,8 @@ def judge_link(raw: str, file_url: str) -> Verdict:
     value = raw.strip()
     if value.startswith("/") and not value.startswith("//"):
         # Root-relative: the file's origin plus the path, with no general resolution needed.
-        resolved: str | None = _origin(file_url) + value
-    elif value[:8].lower().startswith(("http://", "https://")):
+        resolved: str | None = origin_of(file_url) + value
+    elif is_http_url(value):
         resolved = resolve_url(value, file_url)
     else:
         return Verdict("dropped", reason="not absolute or root-relative")
@@ -160,12 +159,6 @@ def judge_link(raw: str, file_url: str) -> Verdict:
     if verdict.decision == "drop":
         return Verdict("dropped", url=url, reason=verdict.reason)
     return Verdict("page", url=url, md_url=md_url)
-
-
-@lru_cache(maxsize=64)
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 @lru_cache(maxsize=64)

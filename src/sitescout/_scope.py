@@ -26,21 +26,23 @@ from typing import Any, Literal
 
 from ._core import SeenSet
 from ._discover import (
-    ROBOTS_MAX_BYTES,
-    WELL_KNOWN,
+    BLOCKING_STATUSES,
+    SCOPE,
+    DiscoveryPlan,
+    Done,
+    FetchRobots,
     LlmsReader,
-    _TextSink,
-    looks_like_sitemap_url,
-    origin_of,
-    robots_time_limit,
+    RobotsAnswer,
+    Tried,
+    fetch_robots,
+    why,
 )
 from ._errors import UsageError
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
 from ._locale import base_prefix, multilingual, normalize_locale, sitemap_locale
 from ._models import SITEMAP_KINDS, DocumentKind, LlmsSummary
 from ._parse import SitemapParser
-from ._robots import parse_robots
-from ._urls import normalize_url, url_path
+from ._urls import is_http_url, normalize_url, origin_of, url_path
 
 __all__ = [
     "SCOPE_FETCH",
@@ -68,7 +70,6 @@ SECONDS_PER_DOCUMENT = 1.5
 MIN_DURATION = 5.0
 HEAD_BYTES = 16 * 1024  # kept from a non-sitemap body to recognise a bot-challenge page
 LOCALE_SEGMENTS = 3  # path segments examined for a locale (`/dotnet/en-us/...`)
-BLOCKING_STATUSES = frozenset({403, 429})
 
 # A pre-flight must answer in seconds: one retry, short backoff, `Retry-After` capped at 2 s, and
 # 10 s per document. A caller's own `FetchConfig` replaces all of it.
@@ -331,15 +332,9 @@ class _Read:
         resp = self.response
         if self.internal is not None:
             return self.internal
-        if resp.error is not None:
-            return str(resp.error)
-        if self.kind == "not-a-sitemap":
+        if resp.error is None and self.kind == "not-a-sitemap":
             return f"not a sitemap (HTTP {resp.status}, {resp.content_type or 'no content type'})"
-        return f"HTTP {resp.status}"
-
-
-def _why(resp: Response) -> str:
-    return str(resp.error) if resp.error is not None else f"HTTP {resp.status}"
+        return why(resp)
 
 
 # -- the estimate --------------------------------------------------------------------------------
@@ -398,74 +393,40 @@ class _Estimator:
             self.source, self.source_url = "llms.txt", summary.url
             self.range = (len(links), len(links))
 
-    # §9 step 1 (§2): a sitemap given directly, else robots.txt, else the well-known paths.
+    # §9 step 1 (§2): a sitemap given directly, else robots.txt, else the well-known paths; the
+    # first well-known path that is a sitemap is read once, as the top document.
     async def _discover(self, fetcher: Fetcher) -> None:
-        direct = self.sitemap or (self.url if looks_like_sitemap_url(self.url) else None)
-        if direct is not None:
-            self.source, self.source_url = "user", direct
-            self.tops = [normalize_url(direct)]
-            return
+        plan = DiscoveryPlan(
+            self.url, self.sitemap, user_agent=fetcher.config.user_agent, rules=SCOPE
+        )
+        step = plan.start()
         prefix = base_prefix(self.url)
-        if prefix is not None:
+        if not isinstance(step, Done) and prefix is not None:
             self.notes.append(f"the estimate covers the whole site, not only {prefix}")
-        if await self._robots(fetcher):
-            return
-        if not self.unreachable:
-            await self._well_known(fetcher)
-
-    async def _robots(self, fetcher: Fetcher) -> bool:
-        """Read robots.txt; True when it lists sitemaps."""
-        robots_url = origin_of(self.url) + "/robots.txt"
-        sink = _TextSink(ROBOTS_MAX_BYTES)
-        limit = robots_time_limit(fetcher.config)
-        resp = await fetcher.fetch(robots_url, lambda _r: sink, time_limit=limit)
-        if resp.status in BLOCKING_STATUSES:
-            self._pushed_back(f"robots.txt answered HTTP {resp.status}")
-        if resp.status is None:
-            # No HTTP answer at all: probing three more paths would only triple the wait.
-            self.unreachable = True
-            self.notes.append(
-                f"robots.txt did not answer ({_why(resp)}); the site looks unreachable, so the "
-                "well-known sitemap paths were not tried"
-            )
-            return False
-        if not resp.ok:
-            self.notes.append(f"robots.txt unavailable ({_why(resp)}); trying well-known paths")
-            return False
-        text = sink.text()
-        if text.lstrip()[:1] == "<" and looks_like_challenge(text[:HEAD_BYTES].encode()):
-            self._pushed_back("robots.txt is a bot-challenge page")
-        robots = parse_robots(text, resp.final_url, fetcher.config.user_agent)
-        if not robots.sitemaps:
-            self.notes.append("robots.txt lists no sitemap; trying well-known paths")
-            return False
-        self.source, self.source_url = "robots.txt", resp.final_url
-        self.tops = list(robots.sitemaps)
-        if len(self.tops) > 1:
-            self.notes.append(
-                f"robots.txt lists {len(self.tops)} sitemaps; only the first was read"
-            )
-        return True
-
-    async def _well_known(self, fetcher: Fetcher) -> None:
-        """§2 step 3: the first well-known path that really is a sitemap is the top document."""
-        origin = origin_of(self.url)
-        pushback: list[str] = []
-        for name, path in WELL_KNOWN:
-            read = await self._read(fetcher, origin + path, pick=self.sample)
-            if read.is_sitemap:
-                self.source, self.source_url = name, read.url
-                self.tops, self.top = [normalize_url(read.url)], read
+        while True:
+            # Written down after every step: a later step may raise (the SSRF guard).
+            self.notes.extend(plan.new_notes())
+            self.pushback = list(plan.pushback)
+            self.unreachable = plan.unreachable
+            self.source, self.source_url = plan.found.source, plan.found.source_url
+            self.tops = list(plan.found.sitemaps)
+            if isinstance(step, Done):
                 return
-            self.notes.append(f"well-known {path}: {read.failure()}")
-            if read.pushback is not None:
-                pushback.append(f"{path} answered {read.pushback}")
-            if not read.answered:
-                self.unreachable = True
-                break
-        for reason in pushback:  # only when no well-known path served a sitemap
-            self._pushed_back(reason)
-        self.notes.append("no sitemap found (robots.txt and well-known paths)")
+            if isinstance(step, FetchRobots):
+                step = plan.feed(await self._robots(fetcher, step.url))
+                continue
+            read = await self._read(fetcher, step.urls[0], pick=self.sample)
+            if read.is_sitemap:
+                self.top = read
+            step = plan.feed(Tried(read.is_sitemap, read.answered, read.failure(), read.pushback))
+
+    async def _robots(self, fetcher: Fetcher, url: str) -> RobotsAnswer:
+        answer, _resp = await fetch_robots(fetcher, url)
+        text = answer.text
+        if text is not None and text.lstrip()[:1] == "<":
+            challenge = looks_like_challenge(text[:HEAD_BYTES].encode())
+            return RobotsAnswer(answer.status, answer.final_url, text, challenge=challenge)
+        return answer
 
     async def _read(self, fetcher: Fetcher, url: str, *, pick: int = 0) -> _Read:
         sinks: list[_DocumentSink] = []
@@ -582,7 +543,7 @@ class _Estimator:
 
 def _check(url: str, sitemap: str | None, sample: int) -> None:
     for value in (url,) if sitemap is None else (url, sitemap):
-        if not isinstance(value, str) or not value.lower().startswith(("http://", "https://")):
+        if not is_http_url(value):
             raise UsageError(f"not an http(s) URL: {value!r}")
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
         raise UsageError(f"sample must be a whole number >= 0, got {sample!r}")

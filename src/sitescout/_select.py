@@ -58,7 +58,7 @@ from ._pagetype import (
     path_segments,
     segment_stem,
 )
-from ._urls import _AUTH_PATH, SlugRegistry, classify, normalize_url, url_path
+from ._urls import AUTH_PATH, SlugRegistry, classify, normalize_url, url_path
 
 __all__ = [
     "CHECKLIST_POINTS",
@@ -170,7 +170,7 @@ def score_path(
         rules.append(("date-like-archive", -3.0))
     if _has_version_marker(segments):
         rules.append(("version-test-marker", -3.0))
-    if _AUTH_PATH.search(path.lower()):  # §8's rule, so the penalty and the flag agree
+    if AUTH_PATH.search(path.lower()):  # §8's rule, so the penalty and the flag agree
         rules.append(("auth-walled", -5.0))
     return tuple(rules)
 

@@ -53,19 +53,26 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, NamedTuple
-from urllib.parse import unquote
+from typing import Literal, NamedTuple, TypeGuard
+from urllib.parse import unquote, urlsplit
 
 from . import _core
 
 __all__ = [
     "ASSET_EXTENSIONS",
+    "AUTH_PATH",
+    "SITEMAP_SUFFIXES",
     "Classification",
     "Decision",
     "SlugRegistry",
     "UrlSet",
     "classify",
+    "document_key",
+    "is_http_url",
+    "looks_like_sitemap_url",
     "normalize_url",
+    "origin_of",
+    "page_key",
     "resolve_url",
     "site_key",
     "slugify",
@@ -134,6 +141,49 @@ def site_key(url: str) -> tuple[str, str]:
     return _site_key(parts.host, parts.port)
 
 
+def is_http_url(value: object) -> TypeGuard[str]:
+    """Whether `value` is a string that starts like an absolute http(s) URL (any casing).
+
+    The cheap check arguments get before anything is fetched; `resolve_url` is the full one."""
+    return isinstance(value, str) and value[:8].lower().startswith(("http://", "https://"))
+
+
+@lru_cache(maxsize=64)
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` as written: robots.txt and the well-known paths hang off it."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+# One list for "is this URL a sitemap?" (§2 step 1, and the crawl's links). A bare `.gz` is not
+# on it: on a documentation site it is a release tarball far more often than a sitemap, and a
+# gzipped sitemap is named `.xml.gz` or has "sitemap" in its name.
+SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".rss", ".atom")
+
+
+def looks_like_sitemap_url(url: str) -> bool:
+    """Whether a URL names a sitemap document rather than a page or a site (§2 step 1)."""
+    last = url_path(url).lower().rsplit("/", 1)[-1]
+    return last.endswith(SITEMAP_SUFFIXES) or "sitemap" in last
+
+
+def document_key(url: str) -> str:
+    """Identity of a sitemap document for the visited set: the URL without its fragment, scheme
+    and host lowercased. Query parameters all count: `?source=` may select a shard."""
+    url = url.split("#", 1)[0]
+    scheme, sep, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme.lower()}{sep}{host.lower()}{slash}{path}"
+
+
+def page_key(url: str) -> str:
+    """Identity of a crawled page: one key for `/a`, `/a/`, `www.` and bare host, http and
+    https (`url` is normalized)."""
+    host, port = site_key(url)
+    parts = urlsplit(url)
+    return f"{host}:{port}{parts.path.rstrip('/')}?{parts.query}"
+
+
 # --------------------------------------------------------------------------- filtering (§8)
 
 Decision = Literal["keep", "drop", "flag"]
@@ -165,7 +215,7 @@ ASSET_EXTENSIONS: frozenset[str] = frozenset(
 _API_PATH = re.compile(r"^/api(?:/|$)|/(?:wp-json|\.well-known)(?:/|$)")
 _PAGINATION_PATH = re.compile(r"/page[/-]0*([1-9][0-9]*)/?$")
 _PAGINATION_QUERY = re.compile(r"(?:^|&)paged?=0*([1-9][0-9]*)(?:&|$)", re.IGNORECASE)
-_AUTH_PATH = re.compile(r"/(?:my-|wp-)?(?:account|dashboard|admin|log-?in|sign-?in)s?(?![a-z0-9])")
+AUTH_PATH = re.compile(r"/(?:my-|wp-)?(?:account|dashboard|admin|log-?in|sign-?in)s?(?![a-z0-9])")
 # One search that every path a rule could apply to matches: most paths need nothing more.
 _SUSPECT_PATH = re.compile(
     r"/(?:api(?:/|$)|wp-json|\.well-known|page[/-]"
@@ -208,7 +258,7 @@ def _classify_path(path: str, query: str) -> Classification:
         return _API
     if _is_paginated(path, query):
         return _PAGINATION
-    if _AUTH_PATH.search(path):
+    if AUTH_PATH.search(path):
         return _AUTH
     return _KEEP
 

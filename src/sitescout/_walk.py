@@ -21,7 +21,18 @@ from dataclasses import dataclass, field
 from ._budget import Budgets, BudgetTracker, order_children
 from ._core import Batch, SeenSet
 from ._crawl import Crawler, SitemapFound
-from ._discover import Discovery, LlmsReader, discover, looks_like_sitemap_url, origin_of
+from ._discover import (
+    WALK,
+    WALK_CRAWL,
+    Discovery,
+    DiscoveryPlan,
+    Done,
+    FetchRobots,
+    LlmsReader,
+    Tried,
+    TrySitemaps,
+    fetch_robots,
+)
 from ._errors import UsageError, check_whole
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
 from ._llms import SOURCE as LLMS
@@ -36,7 +47,7 @@ from ._locale import (
 )
 from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
 from ._parse import SitemapParser
-from ._urls import site_key
+from ._urls import document_key, is_http_url, looks_like_sitemap_url, origin_of, site_key
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +107,7 @@ class WalkOptions:
 
 def require_http_url(value: object, name: str) -> str:
     """`value` when it is an absolute http(s) URL; UsageError naming `name` otherwise."""
-    if not isinstance(value, str) or not value.lower().startswith(("http://", "https://")):
+    if not is_http_url(value):
         raise UsageError(f"{name} must be an http(s) URL, got {value!r}")
     return value
 
@@ -392,12 +403,27 @@ class Walk:
             )
 
     async def _walk_sitemaps(self, fetcher: Fetcher, *, crawl_fallback: bool = True) -> None:
-        found = await discover(fetcher, self.url, self.options.sitemap)
-        self.discovery = found
-        self.report.notes.extend(found.notes)
-        self.report.source, self.report.source_url = found.source, found.source_url
-        if found.robots is not None and found.sitemaps:
-            self.report.sitemap_spellings = list(found.robots.sitemap_spellings)
+        """§2 with every tried sitemap walked whole; then llms.txt and the link crawl (§10)."""
+        plan = DiscoveryPlan(
+            self.url,
+            self.options.sitemap,
+            user_agent=fetcher.config.user_agent,
+            rules=WALK_CRAWL if self.options.crawl else WALK,
+        )
+        found = self.discovery = plan.found
+        step = plan.start()
+        while True:
+            self.report.notes.extend(plan.new_notes())
+            self.report.source, self.report.source_url = found.source, found.source_url
+            if isinstance(step, Done):
+                break
+            if isinstance(step, FetchRobots):
+                answer, _resp = await fetch_robots(fetcher, step.url)
+                step = plan.feed(answer)
+                if found.robots is not None and found.sitemaps:
+                    self.report.sitemap_spellings = list(found.robots.sitemap_spellings)
+            else:
+                step = plan.feed(await self._try_sitemaps(step))
         if self.options.crawl:
             if found.sitemaps:
                 self.report.notes.append(
@@ -405,33 +431,23 @@ class Walk:
                 )
             await self._crawl()
             return
-        if found.sitemaps:
-            for url in found.sitemaps:
-                self._enqueue(url, 1)
-            await self._queue.join()
-            if self._any_root_was_sitemap(found.sitemaps) or found.source == "user":
-                return
-            self.report.notes.append("no sitemap listed in robots.txt answered; trying well-known")
-        for name, url in found.candidates:
-            if document_key(url) in self._visited:
-                continue
-            self._probes.add(url)
+        if found.source != "none" or not crawl_fallback or self._stop_urls or self._budget.hit:
+            return
+        if self.options.source == "auto" and await self._walk_llms(fetcher):
+            return
+        if not self._stop_urls and not self._budget.hit:
+            await self._crawl()
+
+    async def _try_sitemaps(self, step: TrySitemaps) -> Tried:
+        """Walk the step's URLs as root documents; whether one of them was a sitemap."""
+        for url in step.urls:
+            if step.guess:
+                if document_key(url) in self._visited:
+                    return Tried(False)  # already walked, and it was not a sitemap
+                self._probes.add(url)
             self._enqueue(url, 1)
-            await self._queue.join()
-            if self._any_root_was_sitemap([url]):
-                self.report.source, self.report.source_url = name, url
-                return
-        if self.report.source in ("none", "robots.txt") and not self._any_root_was_sitemap(
-            found.sitemaps
-        ):
-            self.report.source, self.report.source_url = "none", None
-            self.report.notes.append("no sitemap found (robots.txt and well-known paths)")
-            if not crawl_fallback or self._stop_urls or self._budget.hit:
-                return
-            if self.options.source == "auto" and await self._walk_llms(fetcher):
-                return
-            if not self._stop_urls and not self._budget.hit:
-                await self._crawl()
+        await self._queue.join()
+        return Tried(self._any_root_was_sitemap(list(step.urls)))
 
     async def _crawl(self) -> None:
         """§10: find pages by following links from the URL; sitemaps met on the way are walked."""
@@ -805,15 +821,6 @@ class Walk:
         self.report.warnings.extend(
             w for w in self._budget.warnings if w.startswith("Sitemap depth")
         )
-
-
-def document_key(url: str) -> str:
-    """Identity of a sitemap document for the visited set: the URL without its fragment, scheme
-    and host lowercased. Query parameters all count: `?source=` may select a shard."""
-    url = url.split("#", 1)[0]
-    scheme, sep, rest = url.partition("://")
-    host, slash, path = rest.partition("/")
-    return f"{scheme.lower()}{sep}{host.lower()}{slash}{path}"
 
 
 class SyncEntries(Iterator[Entry]):

@@ -21,6 +21,7 @@ from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope_sync
 from .._select import questions, render_selection
+from .._urls import is_http_url
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -226,7 +227,7 @@ def extract(
         if pages is not None and not options.pages:
             err.print("error: --pages needs at least one slug or path", markup=False)
             raise typer.Exit(EXIT_USAGE)
-        if not url.lower().startswith(("http://", "https://")):
+        if not is_http_url(url):
             raise UsageError(f"not an http(s) URL: {url!r}")
         if all_pages and not yes and _interactive(as_json):
             estimate = estimate_scope_sync(url, sitemap=sitemap, llms_txt=llms_txt)

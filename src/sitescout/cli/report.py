@@ -26,6 +26,7 @@ from .._api import walk as start_walk
 from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT
 from .._models import WalkReport
+from .._urls import is_http_url
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -294,7 +295,7 @@ _INVENTORY_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 
 def _looks_like_url(value: str) -> bool:
     """A site to walk, unless it names a file (existing, or with an inventory's suffix)."""
-    if value.lower().startswith(("http://", "https://")):
+    if is_http_url(value):
         return True
     return not Path(value).exists() and not value.lower().endswith(_INVENTORY_SUFFIXES)
 

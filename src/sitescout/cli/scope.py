@@ -18,11 +18,11 @@ from rich.table import Table
 from rich.text import Text
 
 from .._api import walk as start_walk
-from .._discover import origin_of
 from .._errors import UsageError
 from .._groups import OTHER, PathGroup, PathGrouper
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._scope import SCOPE_FETCH, ScopeEstimate, estimate_scope
+from .._urls import origin_of
 from .._walk import Walk
 from ._app import (
     EXIT_NOTHING,

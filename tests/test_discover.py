@@ -1,0 +1,444 @@
+"""The discovery plan (§2) without a server: every answer is fed by hand.
+
+One table row per difference between the plan's callers (`Rules`): which steps the plan asks
+for, and what it concludes (source, sitemaps, notes in order, pushback). The callers' own
+fetching is exercised over real HTTP in test_walk.py, test_api.py, test_scope.py, test_crawl.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from sitescout._discover import (
+    CRAWL,
+    NO_SITEMAP_FOUND,
+    SCOPE,
+    SNIFF,
+    WALK,
+    WALK_CRAWL,
+    WELL_KNOWN,
+    Answer,
+    Discovery,
+    DiscoveryPlan,
+    Done,
+    FetchRobots,
+    RobotsAnswer,
+    Rules,
+    Tried,
+    TrySitemaps,
+)
+from sitescout._urls import (
+    document_key,
+    is_http_url,
+    looks_like_sitemap_url,
+    origin_of,
+    page_key,
+)
+
+SITE = "https://example.com/docs/"
+ORIGIN = "https://example.com"
+ROBOTS_URL = ORIGIN + "/robots.txt"
+MAP = "https://example.com/sitemap.xml"
+
+
+def robots(*lines: str, status: int = 200, challenge: bool = False) -> RobotsAnswer:
+    return RobotsAnswer(status, ROBOTS_URL, "\n".join(lines) + "\n", challenge=challenge)
+
+
+def robots_failed(status: int | None, why: str) -> RobotsAnswer:
+    return RobotsAnswer(status, ROBOTS_URL, None, why=why)
+
+
+MISSING = robots_failed(404, "HTTP 404")
+NO_ANSWER = robots_failed(None, "connection refused")
+NOT_A_SITEMAP = Tried(False, failure="HTTP 404")
+A_SITEMAP = Tried(True)
+UNAVAILABLE_404 = "robots.txt unavailable (HTTP 404); trying well-known paths"
+NO_SITEMAP_LINE = "robots.txt lists no sitemap; trying well-known paths"
+BROWSER = ": the site likely needs a real browser"
+
+
+@dataclass
+class Row:
+    rules: Rules
+    answers: dict[str, Answer]  # by step: "robots", or a TrySitemaps name
+    asked: list[str]  # the steps the plan asked for, in order
+    source: str
+    sitemaps: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    pushback: list[str] = field(default_factory=list)
+    unreachable: bool = False
+    site: str = SITE
+    sitemap: str | None = None
+
+
+def drive(row: Row) -> tuple[list[str], Discovery, DiscoveryPlan]:
+    """Feed the row's answers (missing ones: 404 / not a sitemap) until the plan is done."""
+    plan = DiscoveryPlan(row.site, row.sitemap, user_agent="sitescout/1", rules=row.rules)
+    asked: list[str] = []
+    step = plan.start()
+    for _ in range(12):  # the longest chain is robots.txt, its sitemaps and three paths
+        if isinstance(step, Done):
+            return asked, step.found, plan
+        if isinstance(step, FetchRobots):
+            assert step.url == ROBOTS_URL
+            asked.append("robots")
+            step = plan.feed(row.answers.get("robots", MISSING))
+        else:
+            asked.append(step.name)
+            step = plan.feed(row.answers.get(step.name, NOT_A_SITEMAP))
+    raise AssertionError(f"the plan did not finish: {asked}")
+
+
+ROWS = [
+    # §2 step 1: a sitemap URL given as the site is taken as given ...
+    pytest.param(
+        Row(SNIFF, {}, [], "user", [MAP], site=MAP),
+        id="direct-sitemap-url-short-circuits",
+    ),
+    # ... the walker walks it (and whatever it turns out to be, the source stays "user") ...
+    pytest.param(
+        Row(WALK, {"user": NOT_A_SITEMAP}, ["user"], "user", [MAP], site=MAP),
+        id="walk-walks-the-direct-sitemap-and-stops",
+    ),
+    # ... `--sitemap` does the same for any site URL; `--crawl` walks nothing ...
+    pytest.param(
+        Row(WALK_CRAWL, {}, [], "user", [MAP], sitemap=MAP),
+        id="sitemap-argument-with-crawl-tries-nothing",
+    ),
+    # ... but the crawl's own robots.txt read always reads robots.txt.
+    pytest.param(
+        Row(CRAWL, {}, ["robots"], "none", [], [UNAVAILABLE_404], site=MAP),
+        id="crawl-robots-read-ignores-a-sitemap-url",
+    ),
+    # §2 step 2: robots.txt's sitemaps, taken on trust by discover_sitemaps and scope ...
+    pytest.param(
+        Row(
+            SNIFF,
+            {"robots": robots("Sitemap: /a.xml", "sitemap: b.xml")},
+            ["robots"],
+            "robots.txt",
+            [ORIGIN + "/a.xml", ORIGIN + "/b.xml"],
+        ),
+        id="robots-sitemaps-on-trust",
+    ),
+    # ... walked, and kept when one of them answers as a sitemap, by the walker ...
+    pytest.param(
+        Row(
+            WALK,
+            {"robots": robots("Sitemap: /a.xml"), "robots.txt": A_SITEMAP},
+            ["robots", "robots.txt"],
+            "robots.txt",
+            [ORIGIN + "/a.xml"],
+        ),
+        id="walk-confirms-robots-sitemaps",
+    ),
+    # ... which falls back to the well-known paths when none of them does.
+    pytest.param(
+        Row(
+            WALK,
+            {"robots": robots("Sitemap: /gone.xml"), "sitemap_index.xml": A_SITEMAP},
+            ["robots", "robots.txt", "sitemap.xml", "sitemap_index.xml"],
+            "sitemap_index.xml",
+            [ORIGIN + "/sitemap_index.xml"],
+            ["no sitemap listed in robots.txt answered; trying well-known"],
+        ),
+        id="walk-robots-sitemaps-failing-fall-back",
+    ),
+    # §2 step 3: the well-known paths in order, the first real sitemap winning.
+    pytest.param(
+        Row(
+            SNIFF,
+            {"sitemap_index.xml": A_SITEMAP},
+            ["robots", "sitemap.xml", "sitemap_index.xml"],
+            "sitemap_index.xml",
+            [ORIGIN + "/sitemap_index.xml"],
+            [UNAVAILABLE_404],
+        ),
+        id="well-known-first-sitemap-wins",
+    ),
+    pytest.param(
+        Row(
+            SNIFF,
+            {"robots": robots("User-agent: *", "Disallow: /private")},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "none",
+            [],
+            [NO_SITEMAP_LINE, NO_SITEMAP_FOUND],
+        ),
+        id="nothing-found",
+    ),
+    # robots.txt with no HTTP answer: the others still try the well-known paths ...
+    pytest.param(
+        Row(
+            SNIFF,
+            {"robots": NO_ANSWER},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "none",
+            [],
+            [
+                "robots.txt unavailable (connection refused); trying well-known paths",
+                NO_SITEMAP_FOUND,
+            ],
+        ),
+        id="unreachable-robots-still-tries-well-known",
+    ),
+    # ... the scope estimate stops: three more timeouts would only triple the wait ...
+    pytest.param(
+        Row(
+            SCOPE,
+            {"robots": NO_ANSWER},
+            ["robots"],
+            "none",
+            [],
+            [
+                "robots.txt did not answer (connection refused); the site looks unreachable, "
+                "so the well-known sitemap paths were not tried"
+            ],
+            unreachable=True,
+        ),
+        id="scope-unreachable-robots-skips-well-known",
+    ),
+    # ... and stops at the first well-known path that gets no answer either.
+    pytest.param(
+        Row(
+            SCOPE,
+            {"sitemap.xml": Tried(False, answered=False, failure="read timed out")},
+            ["robots", "sitemap.xml"],
+            "none",
+            [],
+            [UNAVAILABLE_404, "well-known /sitemap.xml: read timed out", NO_SITEMAP_FOUND],
+            unreachable=True,
+        ),
+        id="scope-unanswered-well-known-path-ends-the-chain",
+    ),
+    pytest.param(
+        Row(
+            SNIFF,
+            {"sitemap.xml": Tried(False, answered=False), "sitemap-index.xml": A_SITEMAP},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "sitemap-index.xml",
+            [ORIGIN + "/sitemap-index.xml"],
+            [UNAVAILABLE_404],
+        ),
+        id="sniff-unanswered-well-known-path-goes-on",
+    ),
+    # `--crawl`: robots.txt only (its note is kept as the walker always wrote it).
+    pytest.param(
+        Row(WALK_CRAWL, {}, ["robots"], "none", [], [UNAVAILABLE_404]),
+        id="walk-crawl-reads-robots-only",
+    ),
+    # Pushback (§9 step 6) is the scope estimate's: 403/429 and challenge pages ...
+    pytest.param(
+        Row(
+            SCOPE,
+            {"robots": robots_failed(403, "HTTP 403"), "sitemap.xml": A_SITEMAP},
+            ["robots", "sitemap.xml"],
+            "sitemap.xml",
+            [MAP],
+            [
+                "robots.txt answered HTTP 403" + BROWSER,
+                "robots.txt unavailable (HTTP 403); trying well-known paths",
+            ],
+            ["robots.txt answered HTTP 403"],
+        ),
+        id="scope-robots-403-is-pushback",
+    ),
+    pytest.param(
+        Row(
+            SNIFF,
+            {"robots": robots_failed(429, "HTTP 429"), "sitemap.xml": A_SITEMAP},
+            ["robots", "sitemap.xml"],
+            "sitemap.xml",
+            [MAP],
+            ["robots.txt unavailable (HTTP 429); trying well-known paths"],
+        ),
+        id="sniff-records-no-pushback",
+    ),
+    pytest.param(
+        Row(
+            SCOPE,
+            {"robots": robots("<html>just a moment</html>", challenge=True)},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "none",
+            [],
+            [
+                "robots.txt is a bot-challenge page" + BROWSER,
+                NO_SITEMAP_LINE,
+                "well-known /sitemap.xml: HTTP 404",
+                "well-known /sitemap_index.xml: HTTP 404",
+                "well-known /sitemap-index.xml: HTTP 404",
+                NO_SITEMAP_FOUND,
+            ],
+            ["robots.txt is a bot-challenge page"],
+        ),
+        id="scope-robots-challenge-and-candidate-notes",
+    ),
+    # ... a well-known path's pushback counts only when no path served a sitemap.
+    pytest.param(
+        Row(
+            SCOPE,
+            {
+                "sitemap.xml": Tried(False, failure="HTTP 403", pushback="HTTP 403"),
+                "sitemap_index.xml": A_SITEMAP,
+            },
+            ["robots", "sitemap.xml", "sitemap_index.xml"],
+            "sitemap_index.xml",
+            [ORIGIN + "/sitemap_index.xml"],
+            [UNAVAILABLE_404, "well-known /sitemap.xml: HTTP 403"],
+        ),
+        id="scope-candidate-pushback-dropped-when-one-wins",
+    ),
+    pytest.param(
+        Row(
+            SCOPE,
+            {"sitemap.xml": Tried(False, failure="HTTP 403", pushback="HTTP 403")},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "none",
+            [],
+            [
+                UNAVAILABLE_404,
+                "well-known /sitemap.xml: HTTP 403",
+                "well-known /sitemap_index.xml: HTTP 404",
+                "well-known /sitemap-index.xml: HTTP 404",
+                "/sitemap.xml answered HTTP 403" + BROWSER,
+                NO_SITEMAP_FOUND,
+            ],
+            ["/sitemap.xml answered HTTP 403"],
+        ),
+        id="scope-candidate-pushback-kept-when-none-wins",
+    ),
+    # The scope estimate reads one top sitemap and says so; it names no spellings.
+    pytest.param(
+        Row(
+            SCOPE,
+            {"robots": robots("Site-map: /a.xml", "Sitemap: /b.xml")},
+            ["robots"],
+            "robots.txt",
+            [ORIGIN + "/a.xml", ORIGIN + "/b.xml"],
+            ["robots.txt lists 2 sitemaps; only the first was read"],
+        ),
+        id="scope-first-root-only-no-spelling-note",
+    ),
+    pytest.param(
+        Row(
+            SNIFF,
+            {"robots": robots("Site-map: /a.xml", "Sitemap: /b.xml")},
+            ["robots"],
+            "robots.txt",
+            [ORIGIN + "/a.xml", ORIGIN + "/b.xml"],
+            ['robots.txt also lists sitemaps under the nonstandard "Site-map:" spelling'],
+        ),
+        id="sniff-spelling-note",
+    ),
+]
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_plan(row: Row) -> None:
+    asked, found, plan = drive(row)
+    assert asked == row.asked
+    assert (found.source, found.sitemaps) == (row.source, row.sitemaps)
+    assert found.notes == row.notes
+    assert plan.pushback == row.pushback
+    assert plan.unreachable is row.unreachable
+
+
+def test_source_url_names_what_won() -> None:
+    for name, path in WELL_KNOWN:
+        row = Row(SNIFF, {name: A_SITEMAP}, [], name)
+        _asked, found, _plan = drive(row)
+        assert (found.source, found.source_url) == (name, ORIGIN + path)
+    _asked, found, _plan = drive(Row(SNIFF, {"robots": robots("Sitemap: /a.xml")}, [], ""))
+    assert (found.source, found.source_url) == ("robots.txt", ROBOTS_URL)
+    _asked, found, _plan = drive(Row(SNIFF, {}, [], "", site=MAP + "#top"))
+    assert (found.source, found.source_url) == ("user", MAP + "#top")
+
+
+def test_robots_facts_are_kept_for_the_crawl() -> None:
+    answer = robots("User-agent: *", "Disallow: /private", "Crawl-delay: 2")
+    _asked, found, _plan = drive(Row(CRAWL, {"robots": answer}, [], ""))
+    assert found.robots is not None and found.robots_status == 200
+    assert found.robots.crawl_delay == 2.0
+    assert not found.robots.allowed(ORIGIN + "/private/x")
+    assert found.candidates == [(name, ORIGIN + path) for name, path in WELL_KNOWN]
+    _asked, found, _plan = drive(Row(CRAWL, {"robots": NO_ANSWER}, [], ""))
+    assert found.robots is None and found.robots_status is None
+
+
+def test_well_known_steps_are_guesses_and_roots_are_not() -> None:
+    plan = DiscoveryPlan(SITE, user_agent="x", rules=WALK)
+    assert isinstance(plan.start(), FetchRobots)
+    roots = plan.feed(robots("Sitemap: /a.xml", "Sitemap: /b.xml"))
+    assert roots == TrySitemaps("robots.txt", (ORIGIN + "/a.xml", ORIGIN + "/b.xml"))
+    first = plan.feed(NOT_A_SITEMAP)
+    assert first == TrySitemaps("sitemap.xml", (MAP,), guess=True)
+
+
+def test_new_notes_hands_out_each_note_once() -> None:
+    plan = DiscoveryPlan(SITE, user_agent="x", rules=SNIFF)
+    plan.start()
+    assert plan.new_notes() == []
+    plan.feed(MISSING)
+    assert plan.new_notes() == [UNAVAILABLE_404]
+    assert plan.new_notes() == []
+    for _ in WELL_KNOWN:
+        step = plan.feed(NOT_A_SITEMAP)
+    assert isinstance(step, Done)
+    assert plan.new_notes() == [NO_SITEMAP_FOUND]
+    assert plan.found.notes == [UNAVAILABLE_404, NO_SITEMAP_FOUND]
+    assert isinstance(plan.feed(A_SITEMAP), Done)  # done stays done
+
+
+# -- the URL helpers discovery relies on (pure, in _urls) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://example.com/sitemap.xml", True),
+        ("https://example.com/feeds/pages.xml.gz", True),
+        ("https://example.com/blog/feed.rss", True),
+        ("https://example.com/atom.ATOM", True),
+        ("https://example.com/sitemap1.gz", True),  # named a sitemap
+        ("https://example.com/Sitemap_Index", True),
+        ("https://example.com/release-1.0.tar.gz", False),  # an archive, not a sitemap
+        ("https://example.com/pages.gz", False),
+        ("https://example.com/", False),
+        ("https://example.com/docs/", False),
+        ("https://example.com/sitemap/", False),  # a folder: its last segment is empty
+        ("https://[::1/x.xml", True),  # never raises on a bad host
+    ],
+)
+def test_looks_like_sitemap_url(url: str, expected: bool) -> None:
+    assert looks_like_sitemap_url(url) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("https://example.com", True),
+        ("HTTP://EXAMPLE.COM/x", True),
+        ("ftp://example.com", False),
+        ("example.com", False),
+        ("http:/example.com", False),
+        ("", False),
+        (None, False),
+        (b"https://example.com", False),
+    ],
+)
+def test_is_http_url(value: object, expected: bool) -> None:
+    assert is_http_url(value) is expected
+
+
+def test_url_keys_and_origin() -> None:
+    assert origin_of("https://Example.com:8443/a/b?c#d") == "https://Example.com:8443"
+    assert (
+        document_key("HTTPS://Example.COM/A.xml?source=x#f") == "https://example.com/A.xml?source=x"
+    )
+    assert document_key("https://example.com/a.xml") != document_key("https://example.com/A.xml")
+    same = {page_key(u) for u in ("https://www.example.com/a/", "http://example.com/a")}
+    assert len(same) == 1
+    assert page_key("https://example.com/a?x=1") != page_key("https://example.com/a?x=2")
