@@ -29,13 +29,6 @@ from sitescout._discover import (
     Tried,
     TrySitemaps,
 )
-from sitescout._urls import (
-    document_key,
-    is_http_url,
-    looks_like_sitemap_url,
-    origin_of,
-    page_key,
-)
 
 SITE = "https://example.com/docs/"
 ORIGIN = "https://example.com"
@@ -390,55 +383,3 @@ def test_new_notes_hands_out_each_note_once() -> None:
     assert plan.new_notes() == [NO_SITEMAP_FOUND]
     assert plan.found.notes == [UNAVAILABLE_404, NO_SITEMAP_FOUND]
     assert isinstance(plan.feed(A_SITEMAP), Done)  # done stays done
-
-
-# -- the URL helpers discovery relies on (pure, in _urls) -----------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("url", "expected"),
-    [
-        ("https://example.com/sitemap.xml", True),
-        ("https://example.com/feeds/pages.xml.gz", True),
-        ("https://example.com/blog/feed.rss", True),
-        ("https://example.com/atom.ATOM", True),
-        ("https://example.com/sitemap1.gz", True),  # named a sitemap
-        ("https://example.com/Sitemap_Index", True),
-        ("https://example.com/release-1.0.tar.gz", False),  # an archive, not a sitemap
-        ("https://example.com/pages.gz", False),
-        ("https://example.com/", False),
-        ("https://example.com/docs/", False),
-        ("https://example.com/sitemap/", False),  # a folder: its last segment is empty
-        ("https://[::1/x.xml", True),  # never raises on a bad host
-    ],
-)
-def test_looks_like_sitemap_url(url: str, expected: bool) -> None:
-    assert looks_like_sitemap_url(url) is expected
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("https://example.com", True),
-        ("HTTP://EXAMPLE.COM/x", True),
-        ("ftp://example.com", False),
-        ("example.com", False),
-        ("http:/example.com", False),
-        ("", False),
-        (None, False),
-        (b"https://example.com", False),
-    ],
-)
-def test_is_http_url(value: object, expected: bool) -> None:
-    assert is_http_url(value) is expected
-
-
-def test_url_keys_and_origin() -> None:
-    assert origin_of("https://Example.com:8443/a/b?c#d") == "https://Example.com:8443"
-    assert (
-        document_key("HTTPS://Example.COM/A.xml?source=x#f") == "https://example.com/A.xml?source=x"
-    )
-    assert document_key("https://example.com/a.xml") != document_key("https://example.com/A.xml")
-    same = {page_key(u) for u in ("https://www.example.com/a/", "http://example.com/a")}
-    assert len(same) == 1
-    assert page_key("https://example.com/a?x=1") != page_key("https://example.com/a?x=2")
