@@ -68,23 +68,27 @@ class ExtractOptions:
         for name in _FLAGS:
             if not isinstance(getattr(self, name), bool):
                 raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        self._check_modes()
+        self._check_sources()
+        if not isinstance(self.fetch, FetchConfig):
+            raise UsageError(f"fetch must be a FetchConfig, got {self.fetch!r}")
+        if self.budgets is not None and not isinstance(self.budgets, Budgets):
+            raise UsageError(f"budgets must be a Budgets or None, got {self.budgets!r}")
+        # Python callers may pass a str path and lists; stored as the declared types.
+        if self.out is not None:
+            if not isinstance(self.out, str | Path):
+                raise UsageError(f"--out must be a path, got {self.out!r}")
+            object.__setattr__(self, "out", Path(self.out))
+        for name in ("pages", "refresh"):
+            object.__setattr__(self, name, _slugs(name, getattr(self, name)))
+
+    def _check_modes(self) -> None:
         modes = sum([self.cap is not None, self.all, bool(self.pages), self.single])
         if modes > 1:
             raise UsageError("use only one of --cap, --all, --pages and --single")
         if self.cap is not None:
             check_whole("--cap", self.cap, low=1)
         check_whole("--concurrency", self.concurrency, low=1)  # a zero-slot gate waits forever
-        if self.out is not None:  # a str is welcome from Python callers
-            if not isinstance(self.out, str | Path):
-                raise UsageError(f"--out must be a path, got {self.out!r}")
-            object.__setattr__(self, "out", Path(self.out))
-        for name in ("pages", "refresh"):
-            object.__setattr__(self, name, _slugs(name, getattr(self, name)))
-        self._check_sources()
-        if not isinstance(self.fetch, FetchConfig):
-            raise UsageError(f"fetch must be a FetchConfig, got {self.fetch!r}")
-        if self.budgets is not None and not isinstance(self.budgets, Budgets):
-            raise UsageError(f"budgets must be a Budgets or None, got {self.budgets!r}")
 
     def _check_sources(self) -> None:
         if self.sitemap is not None:
