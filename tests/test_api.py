@@ -245,6 +245,14 @@ def test_discover_sitemaps_reports_source() -> None:
         site.stop()
 
 
+async def test_discover_sitemaps_in_a_running_loop_names_its_async_twin(site: Site) -> None:
+    with pytest.raises(sitescout.UsageError, match="discover_sitemaps_async"):
+        sitescout.discover_sitemaps(site.url + "/")
+    site.add("/sitemap.xml", urlset([f"{site.url}/a"]))
+    found = await sitescout.discover_sitemaps_async(site.url + "/")
+    assert found.sitemaps == [f"{site.url}/sitemap.xml"]
+
+
 # -- extract as a library call --------------------------------------------------------------------
 
 

@@ -117,7 +117,8 @@ async def discover_sitemaps_async(
 def discover_sitemaps(
     url: str, *, sitemap: str | None = None, config: FetchConfig | None = None, **kwargs: Any
 ) -> Discovery:
-    """Sync twin of `discover_sitemaps_async`."""
+    """Sync twin of `discover_sitemaps_async`; not from inside a running event loop."""
+    refuse_running_loop("discover_sitemaps")
     return asyncio.run(discover_sitemaps_async(url, sitemap=sitemap, config=config, **kwargs))
 
 
