@@ -100,9 +100,8 @@ def test_unlimited_tracker_never_refuses() -> None:
     budget = tracker()
     assert all(budget.try_fetch() for _ in range(1000))
     budget.add_bytes(10**12)
-    assert budget.add_urls(10**7) == 10**7
     assert budget.exhausted_reason() is None
-    assert (budget.urls_left(), budget.deadline_left()) == (None, None)
+    assert budget.deadline_left() is None
     assert budget.depth_allows_children(50)
     assert budget.warnings == [] and not budget.partial
 
@@ -110,7 +109,6 @@ def test_unlimited_tracker_never_refuses() -> None:
 def test_reaching_a_limit_without_needing_more_is_not_partial() -> None:
     budget = tracker(max_fetches=2, max_urls=10)
     assert budget.try_fetch() and budget.try_fetch()
-    assert budget.add_urls(10) == 10
     assert budget.hit == [] and budget.warnings == []
 
 
@@ -152,24 +150,15 @@ def test_sampler_byte_warning_text() -> None:
 # --- URLs ----------------------------------------------------------------------------------------
 
 
-def test_url_limit_truncates_and_warns_once() -> None:
+def test_url_limit_marked_by_the_walker_warns_once() -> None:
+    # The walker counts kept URLs itself (tests/test_walk_budgets.py); the tracker words it.
     budget = tracker(max_urls=10_000)
-    assert budget.add_urls(6_000) == 6_000
-    assert budget.urls_left() == 4_000
-    assert budget.add_urls(6_000) == 4_000
-    assert budget.add_urls(5) == 0
-    assert (budget.urls, budget.urls_offered, budget.urls_left()) == (10_000, 12_005, 0)
+    budget.mark_hit("max_urls")
+    budget.mark_hit("max_urls")
+    assert budget.partial and budget.hit == ["max_urls"]
     assert budget.warnings == [
         "Sitemap URL limit (10000 URLs) reached; discovery results are partial."
     ]
-
-
-def test_full_url_budget_refuses_further_fetches() -> None:
-    budget = tracker(max_urls=3)
-    assert budget.try_fetch()
-    assert budget.add_urls(3) == 3
-    assert budget.try_fetch() is False
-    assert budget.hit == ["max_urls"]
 
 
 # --- deadline ------------------------------------------------------------------------------------
@@ -274,10 +263,8 @@ def test_dropping_no_children_binds_nothing() -> None:
 def test_one_warning_per_budget_in_binding_order() -> None:
     budget = BudgetTracker(Budgets.SAMPLER, clock=FakeClock())
     budget.drop_children(2)
-    budget.add_urls(10_001)
+    budget.mark_hit("max_urls")
     budget.drop_children(3)
-    budget.add_urls(1)
-    budget.try_fetch()  # refused: the URL budget is full
     expected_hit: list[BudgetName] = ["max_depth", "max_urls"]
     assert budget.hit == expected_hit
     assert budget.warnings == [
@@ -318,7 +305,6 @@ def test_hit_is_a_copy() -> None:
     "call",
     [
         pytest.param(lambda b: b.add_bytes(-1), id="bytes"),
-        pytest.param(lambda b: b.add_urls(-1), id="urls"),
         pytest.param(lambda b: b.drop_children(-1), id="children"),
     ],
 )

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from sitescout import (
     Budgets,
-    Crawler,
     FetchConfig,
     UsageError,
     Walk,
@@ -31,6 +30,7 @@ from sitescout import (
     iter_urls,
     walk,
 )
+from sitescout._crawl import Crawler
 
 from .server import Site, urlset
 

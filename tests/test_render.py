@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sitescout._errors import BlockedAddressError, TimeoutError
+from sitescout._errors import BlockedAddressError, FetchTimeoutError
 from sitescout._html import parse_page
 from sitescout._http import AddressGuard
 from sitescout._render import (
@@ -152,7 +152,7 @@ async def test_a_page_that_never_loads_times_out(site: Site) -> None:
     body = b"<html><body><script>while (true) {}</script><a href='/never'>x</a></body></html>"
     async with Renderer(guard=AddressGuard(site.url), timeout=2.0, settle=1.0) as renderer:
         start = time.monotonic()
-        with pytest.raises(TimeoutError):
+        with pytest.raises(FetchTimeoutError):
             await renderer.render(site.url + "/", body, content_type=HTML)
         assert time.monotonic() - start < 10
 

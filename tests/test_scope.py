@@ -14,7 +14,7 @@ from sitescout._scope import (
     LanguageTally,
     ScopeEstimate,
     estimate_scope,
-    estimate_scope_sync,
+    estimate_scope_async,
     expected_duration,
     looks_like_challenge,
     refine_range,
@@ -34,7 +34,7 @@ CHALLENGE = (
 
 async def estimate(url: str, **kwargs: Any) -> ScopeEstimate:
     kwargs.setdefault("config", FAST)
-    return await estimate_scope(url, **kwargs)
+    return await estimate_scope_async(url, **kwargs)
 
 
 def robots(site: Site, *lines: str) -> None:
@@ -349,7 +349,7 @@ async def test_sample_on_a_flat_urlset_fetches_nothing_more(site: Site) -> None:
 def test_sync_twin(site: Site) -> None:
     robots(site, "Sitemap: /sitemap.xml")
     site.add("/sitemap.xml", urlset(pages(site, "/p/", 12)))
-    est = estimate_scope_sync(site.url + "/", config=FAST)
+    est = estimate_scope(site.url + "/", config=FAST)
     assert est.url_estimate_range == (12, 12)
     assert est.as_dict()["url_estimate_range"] == (12, 12)
 
@@ -368,7 +368,7 @@ async def test_caller_mistakes_raise_usage_error(
     url: str, sitemap: str | None, sample: int
 ) -> None:
     with pytest.raises(UsageError):
-        await estimate_scope(url, sitemap=sitemap, sample=sample)
+        await estimate_scope_async(url, sitemap=sitemap, sample=sample)
 
 
 # -- pure rules ----------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """sitescout: what pages does this website have, and which few of them show its shape?
 
-The public API. Everything else lives in private modules and may change.
+The public API is `__all__`. Everything else lives in private modules and may change.
 
     import sitescout
 
@@ -9,16 +9,64 @@ The public API. Everything else lives in private modules and may change.
 
     async for batch in sitescout.walk("https://example.com/"):
         ...
+
+Plain names are synchronous, `_async` names are coroutines; `walk` is the async iterable and
+`iter_urls` its sync iterator.
+
+Module map, in pipeline order (data flows CLI -> pipelines -> pure rules; only `_http` does
+network I/O; nothing imports `cli`):
+
+    _errors.py     the one exception tree and the `ErrorClass` names of recorded failures
+    _models.py     typed values: Entry, WalkReport, DocumentRecord, … (pure)
+    _core          the native (Rust) layer: document scanner, URL hot path, seen-set, encoders
+    _urls.py       URL rules: resolve, normalize, filter, slugs (pure)
+    _locale.py     locale and base-path scoping (pure)
+    _robots.py     robots.txt reading: Sitemap lines, Crawl-delay, allow/deny (pure)
+    _parse.py      sitemap documents: bytes in, entries and child sitemaps out (pure)
+    _llms.py       llms.txt as a page source (pure rules)
+    _budget.py     walk budgets, their warnings, child ordering (pure)
+    _junk.py       the junk-page filter (pure)
+    _pagetype.py   page-type inference for the checklist (pure)
+    _select.py     page selection: filtering, scores, checklist, cap (pure)
+    _html.py       one HTML page read into a PageInfo (pure)
+    _http.py       the only network I/O: client, retries, decoding, size caps, SSRF guard
+    _signals.py    Ctrl-C around work that must not be torn
+    _discover.py   the discovery chain: sitemap given -> robots.txt -> well-known paths
+    _pool.py       the async driver/worker pool shared by the walk and the crawl
+    _ledger.py     the walk's decisions (settle, in scope, finish), synchronous and pure
+    _walk.py       the walker: discovery, document workers, de-duplication, the report
+    _crawl.py      the link crawl when a site has no sitemap; _render.py drives Chromium for it
+    _groups.py     streaming path groups
+    _scope.py      the pre-flight estimate
+    _pages.py      one selected page fetched as a page record or a failure
+    _project.py    the project directory of an extraction: crawl log, state, page files
+    _extract.py    the extraction run: walk, select, fetch, record
+    _table.py      the inventory as Parquet / Arrow / pandas
+    _report.py     the site report as one HTML file
+    _batch.py      many sites on a Dask cluster
+    _api.py        keyword-friendly entry points: the functions exported here
+    cli/           the command line, a thin layer over the above; _demo/ the bundled sample site
 """
 
 from __future__ import annotations
 
+import importlib
+import typing  # as a module: a bare `Any` here would be one more public name
+import warnings
+
 from .__about__ import __version__
-from ._api import discover_sitemaps, iter_urls, walk
+from ._api import (
+    discover_sitemaps,
+    discover_sitemaps_async,
+    extract,
+    extract_async,
+    iter_urls,
+    walk,
+)
 from ._batch import SiteResult, batch
 from ._budget import Budgets
 from ._core import Batch
-from ._crawl import CrawledPage, Crawler, CrawlReport, SitemapFound
+from ._crawl import CrawlReport
 from ._discover import Discovery
 from ._errors import (
     BlockedAddressError,
@@ -26,16 +74,16 @@ from ._errors import (
     ContentTypeError,
     EmptyPageError,
     FetchError,
+    FetchTimeoutError,
     HTTPError,
     NetworkError,
     NothingFoundError,
     SitescoutError,
-    TimeoutError,
     TooManyRedirects,
     UsageError,
 )
+from ._extract import ExtractOptions, RunResult
 from ._groups import PathGroup, group_by_path_prefix
-from ._html import Heading, PageInfo, parse_page
 from ._http import FetchConfig
 from ._models import (
     Alternate,
@@ -47,11 +95,12 @@ from ._models import (
     Video,
     WalkReport,
 )
-from ._parse import SitemapParser, parse_document
-from ._scope import ScopeEstimate, estimate_scope, estimate_scope_sync
+from ._parse import parse_document
+from ._project import ProjectError
+from ._scope import ScopeEstimate, estimate_scope, estimate_scope_async
 from ._table import to_arrow, to_arrow_async, to_pandas, to_pandas_async
-from ._urls import normalize_url, resolve_url
-from ._walk import Walk, WalkOptions
+from ._urls import normalize_url, resolve_url, slugify
+from ._walk import SyncEntries, Walk, WalkOptions
 
 __all__ = [
     "Alternate",
@@ -61,29 +110,27 @@ __all__ = [
     "Budgets",
     "ContentTypeError",
     "CrawlReport",
-    "CrawledPage",
-    "Crawler",
     "Discovery",
     "DocumentRecord",
     "EmptyPageError",
     "Entry",
+    "ExtractOptions",
     "FetchConfig",
     "FetchError",
+    "FetchTimeoutError",
     "HTTPError",
-    "Heading",
     "Image",
     "Malformed",
     "NetworkError",
     "News",
     "NothingFoundError",
-    "PageInfo",
     "PathGroup",
+    "ProjectError",
+    "RunResult",
     "ScopeEstimate",
     "SiteResult",
-    "SitemapFound",
-    "SitemapParser",
     "SitescoutError",
-    "TimeoutError",
+    "SyncEntries",
     "TooManyRedirects",
     "UsageError",
     "Video",
@@ -93,17 +140,48 @@ __all__ = [
     "__version__",
     "batch",
     "discover_sitemaps",
+    "discover_sitemaps_async",
     "estimate_scope",
-    "estimate_scope_sync",
+    "estimate_scope_async",
+    "extract",
+    "extract_async",
     "group_by_path_prefix",
     "iter_urls",
     "normalize_url",
     "parse_document",
-    "parse_page",
     "resolve_url",
+    "slugify",
     "to_arrow",
     "to_arrow_async",
     "to_pandas",
     "to_pandas_async",
     "walk",
 ]
+
+# Names exported before the public API was narrowed, kept importable for one release:
+# old name -> (module, name there, what to use instead).
+_DEPRECATED: dict[str, tuple[str, str, str]] = {
+    "TimeoutError": ("_errors", "FetchTimeoutError", "sitescout.FetchTimeoutError"),
+    "estimate_scope_sync": ("_scope", "estimate_scope", "sitescout.estimate_scope"),
+    "Crawler": ("_crawl", "Crawler", "sitescout.walk(url, crawl=True)"),
+    "CrawledPage": ("_crawl", "CrawledPage", "sitescout.walk(url, crawl=True) and its entries"),
+    "SitemapFound": ("_crawl", "SitemapFound", "sitescout.walk(url, crawl=True)"),
+    "SitemapParser": ("_parse", "SitemapParser", "sitescout.parse_document"),
+    "Heading": ("_html", "Heading", "sitescout.extract (pages/*.json hold the headings)"),
+    "PageInfo": ("_html", "PageInfo", "sitescout.extract (pages/*.json hold each PageInfo)"),
+    "parse_page": ("_html", "parse_page", "sitescout.extract (pages/*.json hold each page)"),
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    # Only reached for names not bound above (PEP 562), so current names cost nothing.
+    try:
+        module, attr, instead = _DEPRECATED[name]
+    except KeyError:
+        raise AttributeError(f"module 'sitescout' has no attribute {name!r}") from None
+    warnings.warn(
+        f"sitescout.{name} is deprecated and goes in the next release; use {instead}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(f"{__name__}.{module}"), attr)

@@ -1,11 +1,17 @@
-"""Keyword-friendly entry points over the walker (the public faces of `__init__`)."""
+"""Keyword-friendly entry points over the pipelines (the public faces of `__init__`).
+
+Plain names are synchronous and `_async` names are coroutines (`walk` and `iter_urls` are the
+exception that is the rule's other half: an async iterable and its sync iterator).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import difflib
+import logging
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ._budget import Budgets
@@ -19,13 +25,18 @@ from ._discover import (
     fetch_robots,
     probe,
 )
-from ._errors import UsageError
+from ._errors import NothingFoundError, UsageError
+from ._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from ._http import AddressGuard, FetchConfig, Fetcher
+from ._select import questions
 from ._walk import SyncEntries, Walk, WalkOptions, require_http_url
+
+log = logging.getLogger(__name__)
 
 _WALK_FIELDS = frozenset(WalkOptions.__dataclass_fields__)
 _FETCH_FIELDS = frozenset(FetchConfig.__dataclass_fields__)
 _BUDGET_FIELDS = frozenset(Budgets.__dataclass_fields__)
+_EXTRACT_FIELDS = frozenset(ExtractOptions.__dataclass_fields__) - {"out"}
 
 
 def _unknown(name: str, known: Iterable[str]) -> UsageError:
@@ -34,7 +45,7 @@ def _unknown(name: str, known: Iterable[str]) -> UsageError:
     return UsageError(f"unknown option {name!r}{hint}")
 
 
-def _options(options: WalkOptions | None, kwargs: dict[str, Any]) -> WalkOptions:
+def walk_options(options: WalkOptions | None, kwargs: dict[str, Any]) -> WalkOptions:
     """`options` with the keyword arguments applied; every value is checked here, up front."""
     if options is not None and not isinstance(options, WalkOptions):
         raise UsageError(f"options must be a WalkOptions, got {options!r}")
@@ -75,7 +86,7 @@ def walk(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Walk:
     are fields of `WalkOptions`, `FetchConfig` (`timeout`, `user_agent`, `max_document_bytes`, …) or
     `Budgets` (`max_fetches`, `max_depth`, …). After iteration, `walk.report` holds the report.
     """
-    return Walk(_check_url(url), _options(options, kwargs))
+    return Walk(_check_url(url), walk_options(options, kwargs))
 
 
 def iter_urls(url: str, options: WalkOptions | None = None, **kwargs: Any) -> SyncEntries:
@@ -83,7 +94,7 @@ def iter_urls(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Sy
 
     Must not be called from inside a running event loop; use `walk` there.
     """
-    return SyncEntries(_check_url(url), _options(options, kwargs))
+    return SyncEntries(_check_url(url), walk_options(options, kwargs))
 
 
 async def discover_sitemaps_async(
@@ -113,5 +124,73 @@ async def discover_sitemaps_async(
 def discover_sitemaps(
     url: str, *, sitemap: str | None = None, config: FetchConfig | None = None, **kwargs: Any
 ) -> Discovery:
-    """Sync twin of `discover_sitemaps_async`."""
+    """Sync twin of `discover_sitemaps_async`; not from inside a running event loop."""
+    refuse_running_loop("discover_sitemaps")
     return asyncio.run(discover_sitemaps_async(url, sitemap=sitemap, config=config, **kwargs))
+
+
+def refuse_running_loop(name: str) -> None:
+    """UsageError naming `{name}_async` when called inside a running event loop, where the sync
+    face would have to block that loop (asyncio.run refuses, and says less)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise UsageError(f"{name} cannot run inside an event loop: use `await {name}_async(...)`")
+
+
+def extract_options(out: str | Path | None, kwargs: dict[str, Any]) -> ExtractOptions:
+    """`ExtractOptions` from keywords; an unknown name is refused with a guess at the right one."""
+    for name in kwargs:
+        if name not in _EXTRACT_FIELDS:
+            raise _unknown(name, _EXTRACT_FIELDS)
+    return ExtractOptions(out=None if out is None else Path(out), **kwargs)
+
+
+async def extract_async(url: str, out: str | Path | None = None, **options: Any) -> RunResult:
+    """Pick a handful of representative pages of `url`, fetch them and write the project.
+
+    The run of `sitescout extract URL --yes`: walk with the sampler preset, select (§11), fetch
+    and record in `out` (default `sitescout-HOST[-PORT]`). Keyword arguments are the fields of
+    `ExtractOptions` (`cap=`, `all=`, `pages=`, `single=`, `locale=`, `fetch=`, `budgets=`, …).
+    Never asks: where the CLI would ask (a large `all=True` run, too few templates), it logs the
+    warning and goes on. Raises `UsageError` for a bad option or a project directory that cannot
+    be used (`ProjectError`), `NothingFoundError` when the walk found no page; what a site does
+    to single pages is recorded in the result and the crawl log, not raised.
+    """
+    url = _check_url(url)
+    opts = extract_options(out, options)
+    plan = await plan_extract(url, opts)
+    try:
+        _log_plan(plan)
+        if not plan.selection.kept and not plan.to_fetch:
+            raise NothingFoundError(f"nothing to extract: no page was discovered at {url}")
+        choice = _unasked_choice(plan, opts)
+    except BaseException:
+        plan.project.close()  # run_extract releases the lock on its own ways out, not here
+        raise
+    return await run_extract(plan, opts, user_choice=choice)
+
+
+def extract(url: str, out: str | Path | None = None, **options: Any) -> RunResult:
+    """Sync twin of `extract_async`; not from inside a running event loop."""
+    refuse_running_loop("extract")
+    return asyncio.run(extract_async(url, out, **options))
+
+
+def _log_plan(plan: Plan) -> None:
+    for warning in plan.report.warnings:
+        log.warning("%s: %s", plan.url, warning)
+    if plan.truncation:
+        log.warning("%s: %s", plan.url, plan.truncation)
+
+
+def _unasked_choice(plan: Plan, options: ExtractOptions) -> str | None:
+    """What the crawl log records as the user's answer: the CLI's non-interactive one, where
+    the CLI would have asked, None where it would not have."""
+    asked = [question.warning for question in questions(plan.selection)]
+    if options.refresh_all and plan.project.runs:
+        asked.append(f"re-extracting all {len(plan.to_fetch)} pages")
+    for warning in asked:
+        log.warning("%s: %s", plan.url, warning)
+    return "proceed (non-interactive)" if asked else None

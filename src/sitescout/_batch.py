@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from ._api import _options
+from ._api import walk_options
 from ._core import Batch, SeenSet
 from ._errors import UsageError
 from ._locale import base_prefix, path_locale
@@ -779,7 +779,7 @@ class BatchRun:
             isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
         ):
             raise UsageError(f"workers must be a whole number of at least 1, got {workers!r}")
-        self.options = _options(options, kwargs)
+        self.options = walk_options(options, kwargs)
         self.out = Path(out)
         self.fanout = fanout
         self.refresh = refresh

@@ -90,8 +90,6 @@ class BudgetTracker:
         self.start = clock() if start is None else start
         self.fetches = 0
         self.bytes = 0
-        self.urls = 0
-        self.urls_offered = 0
         self.dropped_children = 0
         self._hit: list[BudgetName] = []
 
@@ -136,26 +134,6 @@ class BudgetTracker:
         _check_count("n", n)
         self.bytes += n
 
-    def add_urls(self, n: int) -> int:
-        """Offer `n` new page URLs; return how many fit under `max_urls` (the first ones).
-
-        URLs beyond the limit are counted in `urls_offered` for the truncation notice, and make
-        `max_urls` bind.
-        """
-        _check_count("n", n)
-        left = self.urls_left()
-        accepted = n if left is None else min(n, left)
-        self.urls += accepted
-        self.urls_offered += n
-        if accepted < n:
-            self.mark_hit("max_urls")
-        return accepted
-
-    def urls_left(self) -> int | None:
-        """How many more page URLs fit; None when unlimited."""
-        limit = self.budgets.max_urls
-        return None if limit is None else max(0, limit - self.urls)
-
     def deadline_left(self) -> float | None:
         """Seconds left before the deadline (never negative); None when there is none."""
         deadline = self.budgets.deadline
@@ -180,8 +158,8 @@ class BudgetTracker:
     def exhausted_reason(self) -> BudgetName | None:
         """The budget that would refuse the next fetch, without recording it; None if none.
 
-        Checked in order deadline, max_fetches, max_bytes, max_urls: a full URL budget refuses
-        further documents too, since none of their URLs could be kept.
+        Checked in order deadline, max_fetches, max_bytes. `max_urls` is not among them: the
+        walker counts kept URLs itself, stops at the limit and marks it with `mark_hit`.
         """
         left = self.deadline_left()
         if left is not None and left <= 0:
@@ -191,8 +169,6 @@ class BudgetTracker:
             return "max_fetches"
         if limits.max_bytes is not None and self.bytes >= limits.max_bytes:
             return "max_bytes"
-        if self.urls_left() == 0:
-            return "max_urls"
         return None
 
     def mark_hit(self, name: BudgetName) -> None:

@@ -4,19 +4,20 @@
 
     SitescoutError                 base of everything raised on purpose
     ├── UsageError                 the caller's mistake: bad URL, bad option (CLI exit 2)
-    │   └── BrowserUnavailableError  --render without Playwright or Chromium installed
+    │   ├── BrowserUnavailableError  --render without Playwright or Chromium installed
+    │   └── ProjectError           the project directory cannot be used (see `_project`)
     ├── FetchError                 one document or page could not be fetched (carries .url)
     │   ├── HTTPError              final status >= 400 (carries .status)
     │   ├── ContentTypeError       the body is not what was asked for (e.g. not HTML)
     │   ├── EmptyPageError         no meaningful body
-    │   ├── TimeoutError           connect or total per-document time exceeded
+    │   ├── FetchTimeoutError      connect or total per-document time exceeded
     │   ├── NetworkError           connection refused/reset, DNS, TLS, protocol errors
     │   ├── TooManyRedirects       more than the allowed redirects, or a redirect loop
     │   └── BlockedAddressError    the SSRF guard refused the target address
-    │   └── ProjectError           the project directory cannot be used (see `_project`)
     └── NothingFoundError          discovery found no sitemap and no page (CLI exit 3)
 
-A recorded failure names its class with an `ErrorClass`: the name of a `FetchError` class, or
+A recorded failure names its class with an `ErrorClass`: the name of a `FetchError` class (a
+timeout records `"TimeoutError"`, the name the spec and recorded outputs use), or
 one of the outcomes that are not exceptions (a document that answered but is not a sitemap,
 an llms.txt that is not one, a bug caught so the walk goes on, a run stopped by Ctrl-C).
 
@@ -85,7 +86,8 @@ class EmptyPageError(FetchError):
     error_class: ClassVar[ErrorClass] = "EmptyPageError"
 
 
-class TimeoutError(FetchError):  # the spec names this failure class; shadows the builtin here only
+class FetchTimeoutError(FetchError):
+    # Not `TimeoutError`, which would shadow the builtin; the recorded class keeps the spec's name.
     error_class: ClassVar[ErrorClass] = "TimeoutError"
 
 

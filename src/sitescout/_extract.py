@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ._budget import Budgets, truncation_notice
-from ._errors import UsageError
+from ._errors import UsageError, check_whole
 from ._http import AddressGuard, FetchConfig, Fetcher
-from ._locale import path_locale
+from ._locale import path_locale, require_locale
 from ._models import Entry, WalkReport
 from ._pages import PageOutcome, fetch_page
 from ._project import DISCOVERED, Project, ProjectError, now_iso
 from ._robots import Robots
 from ._select import Candidate, Scope, Selection, select_pages
 from ._urls import SlugRegistry, UrlSet, normalize_url, origin_of
-from ._walk import Walk, WalkOptions
+from ._walk import SOURCES, Walk, WalkOptions, require_http_url
 
 if TYPE_CHECKING:
     from ._render import Renderer
@@ -37,9 +37,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExtractOptions:
-    """What `sitescout extract` was asked to do; the defaults are the §11/§12 defaults."""
+    """What `sitescout extract` (or `sitescout.extract`) was asked to do; the defaults are the
+    §11/§12 defaults. Checked once, at construction: a bad value raises `UsageError` naming the
+    option (by its CLI flag, which is also how the CLI reports it)."""
 
     out: Path | None = None
     cap: int | None = None
@@ -62,23 +64,59 @@ class ExtractOptions:
     ssrf_guard: bool = True
 
     def __post_init__(self) -> None:
-        self.check()
+        for name in _FLAGS:
+            if not isinstance(getattr(self, name), bool):
+                raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        self._check_modes()
+        self._check_sources()
+        if not isinstance(self.fetch, FetchConfig):
+            raise UsageError(f"fetch must be a FetchConfig, got {self.fetch!r}")
+        if self.budgets is not None and not isinstance(self.budgets, Budgets):
+            raise UsageError(f"budgets must be a Budgets or None, got {self.budgets!r}")
+        # Python callers may pass a str path and lists; stored as the declared types.
+        if self.out is not None:
+            if not isinstance(self.out, str | Path):
+                raise UsageError(f"--out must be a path, got {self.out!r}")
+            object.__setattr__(self, "out", Path(self.out))
+        for name in ("pages", "refresh"):
+            object.__setattr__(self, name, _slugs(name, getattr(self, name)))
+
+    def _check_modes(self) -> None:
+        modes = sum([self.cap is not None, self.all, bool(self.pages), self.single])
+        if modes > 1:
+            raise UsageError("use only one of --cap, --all, --pages and --single")
+        if self.cap is not None:
+            check_whole("--cap", self.cap, low=1)
+        check_whole("--concurrency", self.concurrency, low=1)  # a zero-slot gate waits forever
+
+    def _check_sources(self) -> None:
+        if self.sitemap is not None:
+            require_http_url(self.sitemap, "--sitemap")
+        if self.llms_txt is not None:
+            require_http_url(self.llms_txt, "--llms-txt")
+        if self.source not in SOURCES:
+            raise UsageError(f"--source must be one of {', '.join(SOURCES)}; got {self.source!r}")
+        if self.locale is not None:
+            if not isinstance(self.locale, str):
+                raise UsageError(f"--locale must be a string, got {self.locale!r}")
+            require_locale(self.locale)
 
     def walk_budgets(self) -> Budgets:
         if self.budgets is not None:
             return self.budgets
         return Budgets() if self.all else Budgets.SAMPLER
 
-    def check(self) -> None:
-        """Raise `UsageError` naming the option that is wrong; run at construction and again
-        by `plan_extract`, since the fields stay assignable."""
-        modes = sum([self.cap is not None, self.all, bool(self.pages), self.single])
-        if modes > 1:
-            raise UsageError("use only one of --cap, --all, --pages and --single")
-        if self.cap is not None and self.cap < 1:
-            raise UsageError(f"--cap must be at least 1, got {self.cap}")
-        if self.concurrency < 1:  # a zero-slot gate would wait forever
-            raise UsageError(f"--concurrency must be at least 1, got {self.concurrency}")
+
+_FLAGS = ("all", "single", "junk_filter", "render", "refresh_all", "crawl", "ssrf_guard")
+
+
+def _slugs(name: str, value: object) -> tuple[str, ...]:
+    # A bare string would become a tuple of its letters: refuse it rather than guess.
+    if isinstance(value, str) or not isinstance(value, tuple | list):
+        raise UsageError(f"--{name} must be a tuple of slugs or paths, got {value!r}")
+    if not all(isinstance(item, str) for item in value):
+        raise UsageError(f"--{name} must hold strings, got {value!r}")
+    return tuple(value)
 
 
 @dataclass(slots=True)
@@ -124,7 +162,6 @@ async def plan_extract(url: str, options: ExtractOptions) -> Plan:
     The project directory is locked from here until `run_extract` ends; a caller that does not
     run the plan releases it with `plan.project.close()`.
     """
-    options.check()
     origin = origin_of(normalize_url(url))
     # Locked before any request: a second run into the directory stops here, not half-way.
     project = Project.open(options.out or default_out(url), origin)

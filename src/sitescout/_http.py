@@ -38,9 +38,9 @@ from . import __about__
 from ._errors import (
     BlockedAddressError,
     FetchError,
+    FetchTimeoutError,
     HTTPError,
     NetworkError,
-    TimeoutError,
     TooManyRedirects,
     UsageError,
 )
@@ -693,17 +693,28 @@ SinkFactory = Callable[[Response], Sink | None]
 
 
 class Fetcher:
-    """Async document fetcher; use as `async with Fetcher(config) as f: await f.fetch(...)`."""
+    """Async document fetcher; use as `async with Fetcher(config) as f: await f.fetch(...)`.
+
+    `transport` replaces the network (tests pass an `httpx.MockTransport` to run in memory).
+    It cannot be combined with `guard`: the guard's pinning lives in the transport it builds,
+    so a guard beside an injected transport would look on while checking nothing.
+    """
 
     def __init__(
         self,
         config: FetchConfig | None = None,
         *,
         guard: AddressGuard | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
         accept: str = "application/xml,text/xml;q=0.9,*/*;q=0.8",
     ) -> None:
+        if config is not None and not isinstance(config, FetchConfig):
+            raise UsageError(f"config must be a FetchConfig, got {config!r}")
+        if guard is not None and transport is not None:
+            raise UsageError("transport and guard cannot be combined: the guard pins connections")
         self.config = config or FetchConfig()
         self.guard = guard
+        self._transport = transport
         self._accept = accept
         self._client: httpx.AsyncClient | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
@@ -720,13 +731,18 @@ class Fetcher:
             },
             timeout=httpx.Timeout(cfg.timeout, connect=cfg.connect_timeout),
             limits=limits,
-            transport=PinnedTransport(self.guard, limits) if self.guard is not None else None,
+            transport=self._transport_for(limits),
             verify=shared_ssl_context(),
             follow_redirects=False,
             event_hooks={"response": [_check_location]},
             trust_env=False,  # never route a walk through an environment proxy
         )
         return self
+
+    def _transport_for(self, limits: httpx.Limits) -> httpx.AsyncBaseTransport | None:
+        if self.guard is not None:
+            return PinnedTransport(self.guard, limits)
+        return self._transport  # None: httpx's own transport
 
     async def __aexit__(self, *exc: object) -> None:
         if self._client is not None:
@@ -788,7 +804,7 @@ class Fetcher:
                 log.info("retrying %s in %.2fs: %s", result.url, delay, retry.error)
                 await asyncio.sleep(delay)
             except builtins.TimeoutError:
-                result.error = TimeoutError(
+                result.error = FetchTimeoutError(
                     f"no complete response within {time_limit:g} s", url=result.final_url
                 )
                 log.warning("timeout fetching %s after %d bytes", result.final_url, result.bytes)

@@ -41,7 +41,12 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from ._errors import BlockedAddressError, BrowserUnavailableError, NetworkError, TimeoutError
+from ._errors import (
+    BlockedAddressError,
+    BrowserUnavailableError,
+    FetchTimeoutError,
+    NetworkError,
+)
 from ._http import DEFAULT_USER_AGENT, AddressGuard, AddressRefused, PinnedTransport
 
 if TYPE_CHECKING:
@@ -202,7 +207,7 @@ class Renderer:
         """The DOM of `url` after its scripts ran, as HTML, given the bytes the server sent.
 
         Waits for the DOM, then for network idle up to `settle` seconds. Raises the §12 classes:
-        `TimeoutError`, `NetworkError` (the browser failed), `BlockedAddressError`.
+        `FetchTimeoutError`, `NetworkError` (the browser failed), `BlockedAddressError`.
         """
         assert self._context is not None, "use Renderer as an async context manager"
         if not await self._allowed(url):
@@ -212,7 +217,7 @@ class Renderer:
                 async with asyncio.timeout(self.timeout):
                     return await self._render(url, body, content_type, status)
             except builtins.TimeoutError as exc:
-                raise TimeoutError(f"not rendered within {self.timeout:g} s", url=url) from exc
+                raise FetchTimeoutError(f"not rendered within {self.timeout:g} s", url=url) from exc
 
     async def _render(self, url: str, body: bytes, content_type: str, status: int) -> str:
         from playwright.async_api import Error as PlaywrightError

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -50,7 +51,7 @@ __all__ = [
     "ScopeEstimate",
     "Transport",
     "estimate_scope",
-    "estimate_scope_sync",
+    "estimate_scope_async",
     "expected_duration",
     "looks_like_challenge",
     "refine_range",
@@ -549,7 +550,7 @@ def _check(url: str, sitemap: str | None, sample: int) -> None:
         raise UsageError(f"sample must be a whole number >= 0, got {sample!r}")
 
 
-async def estimate_scope(
+async def estimate_scope_async(
     url: str,
     *,
     sitemap: str | None = None,
@@ -583,7 +584,7 @@ async def estimate_scope(
     return run.result()
 
 
-def estimate_scope_sync(
+def estimate_scope(
     url: str,
     *,
     sitemap: str | None = None,
@@ -593,15 +594,30 @@ def estimate_scope_sync(
     ssrf_guard: bool = True,
     llms_txt: str | None = None,
 ) -> ScopeEstimate:
-    """Sync twin of `estimate_scope`, on a private event loop (not from inside a running loop)."""
-    return asyncio.run(
-        estimate_scope(
-            url,
-            sitemap=sitemap,
-            config=config,
-            sample=sample,
-            seed=seed,
-            ssrf_guard=ssrf_guard,
-            llms_txt=llms_txt,
-        )
+    """Sync twin of `estimate_scope_async`, on a private event loop.
+
+    This name used to be the coroutine function. For one release, a call from inside a running
+    event loop (where `await estimate_scope(...)` used to be right) warns `DeprecationWarning`
+    and returns the coroutine of `estimate_scope_async`, so that old callers keep working.
+    """
+    estimate = estimate_scope_async(
+        url,
+        sitemap=sitemap,
+        config=config,
+        sample=sample,
+        seed=seed,
+        ssrf_guard=ssrf_guard,
+        llms_txt=llms_txt,
     )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(estimate)
+    warnings.warn(
+        "estimate_scope is synchronous now; inside an event loop use "
+        "`await estimate_scope_async(...)`",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    # The old async contract, kept for one release: the caller awaits what it gets.
+    return estimate  # type: ignore[return-value]

@@ -19,7 +19,7 @@ from .._errors import UsageError
 from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._pages import PageOutcome
-from .._scope import ScopeEstimate, estimate_scope_sync
+from .._scope import ScopeEstimate, estimate_scope
 from .._select import questions, render_selection
 from .._urls import is_http_url
 from ._app import (
@@ -230,7 +230,7 @@ def extract(
         if not is_http_url(url):
             raise UsageError(f"not an http(s) URL: {url!r}")
         if all_pages and not yes and _interactive(as_json):
-            estimate = estimate_scope_sync(url, sitemap=sitemap, llms_txt=llms_txt)
+            estimate = estimate_scope(url, sitemap=sitemap, llms_txt=llms_txt)
             question = walk_question(estimate)
             if question is not None and not typer.confirm(
                 question.removesuffix(" (y/n)"), err=True

@@ -139,9 +139,7 @@ def scope(
         retry_after_cap=SCOPE_FETCH.retry_after_cap,
     )
     try:
-        est = asyncio.run(
-            estimate_scope(url, sitemap=sitemap, config=config, sample=sample, llms_txt=llms_txt)
-        )
+        est = estimate_scope(url, sitemap=sitemap, config=config, sample=sample, llms_txt=llms_txt)
     except UsageError as exc:
         raise _usage_error(exc) from None
     if as_json:
