@@ -162,9 +162,9 @@ def read_csv(path: Path, builder: ReportBuilder, info: InventoryInfo) -> None:
 
 
 def read_parquet(path: Path, builder: ReportBuilder, info: InventoryInfo) -> None:
-    from .._table import _pyarrow
+    from .._table import require_pyarrow
 
-    pa, pq = _pyarrow()
+    pa, pq = require_pyarrow()
     try:
         parquet = pq.ParquetFile(str(path))
         schema = parquet.schema_arrow
