@@ -20,7 +20,7 @@ from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extrac
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope_sync
-from .._select import questions, render_selection
+from .._select import questions
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -48,6 +48,7 @@ from ._app import (
     err,
     setup_logging,
 )
+from ._selection import prompt_text, render_selection, warning_text
 
 
 def _budgets(
@@ -100,7 +101,7 @@ def _ask(prompt: str, *, yes: bool, interactive: bool) -> tuple[bool, str]:
         return True, "proceed (--yes)"
     if not interactive:
         return True, "proceed (non-interactive)"
-    answer = typer.confirm(prompt.removesuffix(" (y/n)"), default=True, err=True)
+    answer = typer.confirm(prompt, default=True, err=True)
     return answer, "yes" if answer else "no"
 
 
@@ -119,7 +120,7 @@ def walk_question(estimate: ScopeEstimate) -> str | None:
     return (
         f"--all walks every sitemap: an estimated {low:,}–{high:,} URLs "
         f"({estimate.sub_sitemap_count:,} sitemaps, ~{estimate.expected_duration_seconds:,.0f} s)"
-        " — proceed? (y/n)"
+        " — proceed?"
     )
 
 
@@ -231,9 +232,7 @@ def extract(
         if all_pages and not yes and _interactive(as_json):
             estimate = estimate_scope_sync(url, sitemap=sitemap, llms_txt=llms_txt)
             question = walk_question(estimate)
-            if question is not None and not typer.confirm(
-                question.removesuffix(" (y/n)"), err=True
-            ):
+            if question is not None and not typer.confirm(question, err=True):
                 err.print("not walking (declined)", markup=False)
                 raise typer.Exit(EXIT_OK)
         plan = asyncio.run(plan_extract(url, options))
@@ -265,7 +264,7 @@ def _after_plan(
     if plan.truncation:
         err.print(plan.truncation, markup=False)
     if not as_json:
-        notes = [n for n in report.notes if n.startswith("multi-locale site")]
+        notes = [] if plan.locale_note is None else [plan.locale_note]
         typer.echo(
             render_selection(plan.selection, site=plan.url, source=_source_label(plan), notes=notes)
         )
@@ -276,15 +275,15 @@ def _after_plan(
         return EXIT_NOTHING
     user_choice: str | None = None
     for question in questions(plan.selection):
-        err.print(f"warning: {question.warning}", markup=False)
-        proceed, user_choice = _ask(question.prompt, yes=yes, interactive=interactive)
+        err.print(f"warning: {warning_text(question)}", markup=False)
+        proceed, user_choice = _ask(prompt_text(question), yes=yes, interactive=interactive)
         if not proceed:
             break
     else:
         proceed = True
     if proceed and options.refresh_all and plan.project.runs:
         proceed, user_choice = _ask(
-            f"re-extract all {len(plan.to_fetch)} pages? (y/n)", yes=yes, interactive=interactive
+            f"re-extract all {len(plan.to_fetch)} pages?", yes=yes, interactive=interactive
         )
     if not proceed:
         plan.to_fetch.clear()
