@@ -115,6 +115,8 @@ LlmsTxt = Annotated[
     str | None,
     typer.Option("--llms-txt", help="Read this llms.txt instead of looking for one."),
 ]
+# `scope` and `groups` answer on stdout: a table, or this JSON.
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each document on stderr.")]
 
@@ -160,6 +162,17 @@ def inventory_options(
         source=str(source),
         llms_txt=llms_txt,
     )
+
+
+def usage_error(exc: Exception) -> typer.Exit:
+    """Say what the caller got wrong, on stderr; the exit (2) for the command to raise."""
+    err.print(f"error: {exc}", markup=False)
+    return typer.Exit(EXIT_USAGE)
+
+
+def stdout_console() -> Console:
+    """Tables on stdout: no highlighting, no wrapping (a pipe gets whole rows)."""
+    return Console(highlight=False, soft_wrap=False)
 
 
 def check_render(render: bool) -> None:
