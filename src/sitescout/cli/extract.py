@@ -9,67 +9,39 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .._budget import Budgets
 from .._errors import UsageError
 from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
-from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope_sync
-from .._select import questions
+from .._select import Scope, questions
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
     EXIT_PARTIAL,
-    EXIT_USAGE,
-    Concurrency,
     Crawl,
-    Deadline,
     LlmsTxt,
     Locale,
-    MaxBytes,
-    MaxDepth,
-    MaxFetches,
-    MaxUrls,
     PageSource,
     Quiet,
     Render,
     Sitemap,
     Source,
-    Timeout,
-    UserAgent,
     Verbose,
+    WalkFlags,
     app,
     check_render,
     err,
     setup_logging,
+    usage_error,
+    with_walk_flags,
 )
 from ._selection import prompt_text, render_selection, warning_text
-
-
-def _budgets(
-    all_pages: bool,
-    max_depth: int | None,
-    max_fetches: int | None,
-    max_bytes: int | None,
-    max_urls: int | None,
-    deadline: float | None,
-) -> Budgets | None:
-    """The sampler preset (§5) with any flag given replacing its value; None keeps the default."""
-    if all(v is None for v in (max_depth, max_fetches, max_bytes, max_urls, deadline)):
-        return None
-    base = Budgets() if all_pages else Budgets.SAMPLER
-    return Budgets(
-        max_depth=max_depth if max_depth is not None else base.max_depth,
-        max_fetches=max_fetches if max_fetches is not None else base.max_fetches,
-        max_bytes=max_bytes if max_bytes is not None else base.max_bytes,
-        max_urls=max_urls if max_urls is not None else base.max_urls,
-        deadline=deadline if deadline is not None else base.deadline,
-    )
 
 
 def _source_label(plan: Plan) -> str:
@@ -149,6 +121,7 @@ def _summary(plan: Plan, result: RunResult | None, user_choice: str | None) -> d
 
 
 @app.command()
+@with_walk_flags(concurrency=4)
 def extract(
     url: Annotated[str, typer.Argument(help="Site URL.")],
     out: Annotated[
@@ -187,14 +160,8 @@ def extract(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Never ask; proceed.")] = False,
     sitemap: Sitemap = None,
     locale: Locale = None,
-    concurrency: Concurrency = 4,
-    timeout: Timeout = 30.0,
-    user_agent: UserAgent = DEFAULT_USER_AGENT,
-    max_depth: MaxDepth = None,
-    max_fetches: MaxFetches = None,
-    max_bytes: MaxBytes = None,
-    max_urls: MaxUrls = None,
-    deadline: Deadline = None,
+    *,
+    flags: WalkFlags,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON summary on stdout instead of text.")
     ] = False,
@@ -209,7 +176,8 @@ def extract(
             out=out,
             cap=cap,
             all=all_pages,
-            pages=tuple(p.strip() for p in (pages or "").split(",") if p.strip()),
+            # Read as the selection reads it; an empty list is refused there.
+            pages=() if pages is None else Scope.from_flags(pages=pages).pages,
             single=single,
             junk_filter=not no_junk_filter,
             render=render,
@@ -220,13 +188,11 @@ def extract(
             refresh_all=refresh_all,
             sitemap=sitemap,
             locale=locale,
-            concurrency=concurrency,
-            fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
-            budgets=_budgets(all_pages, max_depth, max_fetches, max_bytes, max_urls, deadline),
+            concurrency=flags.concurrency,
+            fetch=flags.fetch(),
         )
-        if pages is not None and not options.pages:
-            err.print("error: --pages needs at least one slug or path", markup=False)
-            raise typer.Exit(EXIT_USAGE)
+        if flags.budgets_given:  # §5: each budget flag replaces the preset's value
+            options = replace(options, budgets=flags.budgets_over(options.walk_budgets()))
         if not url.lower().startswith(("http://", "https://")):
             raise UsageError(f"not an http(s) URL: {url!r}")
         if all_pages and not yes and _interactive(as_json):
@@ -237,8 +203,7 @@ def extract(
                 raise typer.Exit(EXIT_OK)
         plan = asyncio.run(plan_extract(url, options))
     except UsageError as exc:
-        err.print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise usage_error(exc) from None
     except KeyboardInterrupt:
         err.print("interrupted before any page was fetched", markup=False)
         raise typer.Exit(EXIT_PARTIAL) from None

@@ -6,7 +6,6 @@ walk summary, progress) to stderr.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from typing import Annotated, Any
@@ -20,26 +19,18 @@ from .._api import walk as start_walk
 from .._discover import origin_of
 from .._errors import UsageError
 from .._groups import OTHER, PathGroup, PathGrouper
-from .._http import DEFAULT_USER_AGENT
 from .._walk import Walk
 from ._app import (
     AsJson,
-    Concurrency,
     Crawl,
-    Deadline,
     Locale,
-    MaxBytes,
-    MaxDepth,
-    MaxFetches,
-    MaxUrls,
+    NoAlternatesCounted,
     Quiet,
     Sitemap,
-    Tally,
-    Timeout,
-    UserAgent,
     Verbose,
-    WalkProgress,
+    WalkFlags,
     app,
+    drain,
     exit_code,
     inventory_options,
     print_summary,
@@ -47,6 +38,7 @@ from ._app import (
     setup_logging,
     stdout_console,
     usage_error,
+    with_walk_flags,
 )
 
 BAR_WIDTH = 20
@@ -117,14 +109,8 @@ def groups_json(groups: list[PathGroup], walk: Walk, depth: int) -> dict[str, An
     }
 
 
-async def _collect(walk: Walk, grouper: PathGrouper, tally: Tally, progress: WalkProgress) -> None:
-    async for batch in walk:
-        grouper.add_all(e.url for e in batch)
-        tally.add(batch)
-        progress.update(walk.report)
-
-
 @app.command()
+@with_walk_flags(concurrency=8)
 def groups(
     url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
     as_json: AsJson = False,
@@ -132,17 +118,9 @@ def groups(
         int, typer.Option(min=1, max=8, help="Path segments per group (2: /docs/api/*).")
     ] = 1,
     sitemap: Sitemap = None,
-    no_alternates: Annotated[
-        bool, typer.Option("--no-alternates", help="Do not count hreflang alternates.")
-    ] = False,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 30.0,
-    user_agent: UserAgent = DEFAULT_USER_AGENT,
-    max_depth: MaxDepth = None,
-    max_fetches: MaxFetches = None,
-    max_bytes: MaxBytes = None,
-    max_urls: MaxUrls = None,
-    deadline: Deadline = None,
+    no_alternates: NoAlternatesCounted = False,
+    *,
+    flags: WalkFlags,
     locale: Locale = None,
     crawl: Crawl = False,
     quiet: Quiet = False,
@@ -153,16 +131,9 @@ def groups(
     try:
         options = inventory_options(
             url,
+            flags=flags,
             sitemap=sitemap,
             alternates=not no_alternates,
-            concurrency=concurrency,
-            timeout=timeout,
-            user_agent=user_agent,
-            max_depth=max_depth,
-            max_fetches=max_fetches,
-            max_bytes=max_bytes,
-            max_urls=max_urls,
-            deadline=deadline,
             locale=locale,
             crawl=crawl,
         )
@@ -170,13 +141,12 @@ def groups(
         grouper = PathGrouper(depth)
     except (UsageError, ValueError) as exc:
         raise usage_error(exc) from None
-    tally = Tally()
-    with WalkProgress(not quiet and not as_json) as progress:
-        try:
-            asyncio.run(_collect(walk, grouper, tally, progress))
-        except KeyboardInterrupt:  # the groups so far are still the answer
-            walk.report.mark_partial("interrupted")
-    tally.settle(walk.report)
+    # After Ctrl-C the groups so far are still the answer.
+    drain(
+        walk,
+        lambda batch: grouper.add_all(e.url for e in batch),
+        progress=not quiet and not as_json,
+    )
     found = grouper.groups()
     if as_json:
         sys.stdout.write(json.dumps(groups_json(found, walk, depth), indent=2) + "\n")
