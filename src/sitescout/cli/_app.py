@@ -299,6 +299,16 @@ def setup_logging(verbose: bool) -> None:
 # -- output --------------------------------------------------------------------------------
 
 
+def print_json(data: object, *, stderr: bool = False) -> None:
+    """One indented JSON document: a command's answer on stdout, or a summary on stderr when
+    stdout carries the data."""
+    text = json.dumps(data, indent=2)
+    if stderr:
+        err.out(text, highlight=False)
+    else:
+        sys.stdout.write(text + "\n")
+
+
 def report_summary(report: WalkReport) -> dict[str, Any]:
     return {
         "source": report.source,
@@ -329,7 +339,7 @@ def report_summary(report: WalkReport) -> dict[str, Any]:
 
 def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
     if as_json:
-        err.out(json.dumps(report_summary(report), indent=2), highlight=False)
+        print_json(report_summary(report), stderr=True)
         return
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {warning}", markup=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -29,6 +28,7 @@ from ._app import (
     app,
     err,
     inventory_options,
+    print_json,
     setup_logging,
     usage_error,
     with_walk_flags,
@@ -103,7 +103,7 @@ def _summary(run: BatchRun, out: Path) -> dict[str, Any]:
 def _print_summary(run: BatchRun, out: Path, *, as_json: bool, quiet: bool) -> None:
     summary = _summary(run, out)
     if as_json:
-        err.out(json.dumps(summary, indent=2), highlight=False)
+        print_json(summary, stderr=True)
         return
     if quiet:
         return

@@ -7,7 +7,6 @@ warnings and progress go to stderr.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -37,6 +36,7 @@ from ._app import (
     app,
     check_render,
     err,
+    print_json,
     setup_logging,
     usage_error,
     with_walk_flags,
@@ -235,7 +235,7 @@ def _after_plan(
         )
     if not plan.selection.kept and not plan.to_fetch:
         if as_json:
-            typer.echo(json.dumps(_summary(plan, None, None), indent=2))
+            print_json(_summary(plan, None, None))
         err.print("nothing to extract: no page was discovered", markup=False)
         return EXIT_NOTHING
     user_choice: str | None = None
@@ -254,7 +254,7 @@ def _after_plan(
         plan.to_fetch.clear()
     result = _run(plan, options, user_choice, quiet=quiet or as_json)
     if as_json:
-        typer.echo(json.dumps(_summary(plan, result, user_choice), indent=2))
+        print_json(_summary(plan, result, user_choice))
     elif not quiet:
         _print_outcome(plan, result, proceed)
     if result.interrupted:

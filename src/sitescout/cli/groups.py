@@ -6,8 +6,6 @@ walk summary, progress) to stderr.
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -33,6 +31,7 @@ from ._app import (
     drain,
     exit_code,
     inventory_options,
+    print_json,
     print_summary,
     report_summary,
     setup_logging,
@@ -149,7 +148,7 @@ def groups(
     )
     found = grouper.groups()
     if as_json:
-        sys.stdout.write(json.dumps(groups_json(found, walk, depth), indent=2) + "\n")
+        print_json(groups_json(found, walk, depth))
     else:
         stdout_console().print(groups_table(found, walk))
         print_summary(walk.report, as_json=False, quiet=quiet)

@@ -7,8 +7,6 @@ progress) to stderr.
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from typing import Annotated
 
 import typer
@@ -28,6 +26,7 @@ from ._app import (
     UserAgent,
     Verbose,
     app,
+    print_json,
     setup_logging,
     stdout_console,
     usage_error,
@@ -110,7 +109,7 @@ def scope(
     except UsageError as exc:
         raise usage_error(exc) from None
     if as_json:
-        sys.stdout.write(json.dumps(est.as_dict(), indent=2) + "\n")
+        print_json(est.as_dict())
     else:
         stdout_console().print(scope_table(est))
     raise typer.Exit(EXIT_OK if est.found else EXIT_NOTHING)
