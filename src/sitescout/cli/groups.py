@@ -59,7 +59,8 @@ def _short(url: str, origin: str) -> str:
     return rest if rest.startswith("/") else url
 
 
-def _plural(n: int, word: str) -> str:
+def _counted(n: int, word: str) -> str:
+    """`1 group`, `1,204 documents`: with thousands separators, unlike the §11 block's counts."""
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
@@ -69,8 +70,8 @@ def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
     report = walk.report
     origin = origin_of(walk.url)
     caption = (
-        f"{total:,} URLs in {_plural(len(groups), 'group')} "
-        f"from {_plural(len(report.documents), 'document')}"
+        f"{total:,} URLs in {_counted(len(groups), 'group')} "
+        f"from {_counted(len(report.documents), 'document')}"
     )
     if report.budgets_hit:
         caption += " · budgets hit: " + ", ".join(report.budgets_hit)
