@@ -207,3 +207,9 @@ def test_one_locale_shows_no_locale_note(site: Site, tmp_path: Path) -> None:
     proc = run("extract", site.url + "/", "--out", str(tmp_path), "--yes")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1].startswith("Selecting")
+
+
+def test_an_empty_pages_list_is_a_usage_error(tmp_path: Path) -> None:
+    proc = run("extract", "http://127.0.0.1:9/", "--out", str(tmp_path), "--pages", " , ")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "error: --pages needs at least one slug or path\n"

@@ -14,9 +14,9 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 from rich.console import Console
@@ -136,59 +136,51 @@ Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each documen
 class WalkFlags:
     """The flags every walking command shares (`@with_walk_flags`): how to fetch, how far to go.
 
-    A budget flag not given is None: no limit for the inventory commands, the preset's value
-    for `extract` (`budgets_over`).
+    Each field's type is its option, so the command line and this record list them once, in
+    help order. A budget flag not given is None: no limit for the inventory commands, the
+    preset's value for `extract` (`budgets_over`).
     """
 
-    concurrency: int
-    timeout: float
-    user_agent: str
-    max_depth: int | None = None
-    max_fetches: int | None = None
-    max_bytes: int | None = None
-    max_urls: int | None = None
-    deadline: float | None = None
+    concurrency: Concurrency  # no default here: each command has its own
+    timeout: Timeout = 30.0
+    user_agent: UserAgent = DEFAULT_USER_AGENT
+    max_depth: MaxDepth = None
+    max_fetches: MaxFetches = None
+    max_bytes: MaxBytes = None
+    max_urls: MaxUrls = None
+    deadline: Deadline = None
 
     def fetch(self) -> FetchConfig:
         return FetchConfig(user_agent=self.user_agent, timeout=self.timeout)
 
     def budgets_over(self, preset: Budgets) -> Budgets:
         """`preset` with each budget flag given in place of its value."""
-        given = {name: getattr(self, name) for name in _BUDGET_FLAGS}
-        return replace(preset, **{name: v for name, v in given.items() if v is not None})
+        return replace(preset, **{name: v for name, v in self._budgets() if v is not None})
 
     @property
     def budgets_given(self) -> bool:
-        return any(getattr(self, name) is not None for name in _BUDGET_FLAGS)
+        return any(v is not None for _name, v in self._budgets())
 
-
-_BUDGET_FLAGS = ("max_depth", "max_fetches", "max_bytes", "max_urls", "deadline")
-# The options `with_walk_flags` puts on a command, in the order its help lists them.
-_WALK_FLAGS: tuple[tuple[str, object], ...] = (
-    ("concurrency", Concurrency),
-    ("timeout", Timeout),
-    ("user_agent", UserAgent),
-    ("max_depth", MaxDepth),
-    ("max_fetches", MaxFetches),
-    ("max_bytes", MaxBytes),
-    ("max_urls", MaxUrls),
-    ("deadline", Deadline),
-)
+    def _budgets(self) -> list[tuple[str, Any]]:
+        return [(spec.name, getattr(self, spec.name)) for spec in fields(Budgets)]
 
 
 def with_walk_flags(*, concurrency: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Give a command the shared walk flags, `--concurrency` to `--deadline`, declared once.
 
-    The command names one keyword-only parameter `flags: WalkFlags`; typer sees the eight
-    options in its place (so the help lists them where the command puts them) and the command
-    receives them as one `WalkFlags`. `concurrency` is the command's default for it.
+    The command names one keyword-only parameter `flags: WalkFlags`; typer sees the fields of
+    `WalkFlags` as options in its place (so the help lists them where the command puts them)
+    and the command receives them as one `WalkFlags`. `concurrency` is the command's default.
     """
-    defaults = {"concurrency": concurrency, "timeout": 30.0, "user_agent": DEFAULT_USER_AGENT}
+    types = get_type_hints(WalkFlags, include_extras=True)
     shared = [
         inspect.Parameter(
-            name, inspect.Parameter.KEYWORD_ONLY, default=defaults.get(name), annotation=kind
+            spec.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=concurrency if spec.name == "concurrency" else spec.default,
+            annotation=types[spec.name],
         )
-        for name, kind in _WALK_FLAGS
+        for spec in fields(WalkFlags)
     ]
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
@@ -199,7 +191,7 @@ def with_walk_flags(*, concurrency: int) -> Callable[[Callable[..., None]], Call
 
         @functools.wraps(command)
         def run(**values: Any) -> None:
-            flags = WalkFlags(**{name: values.pop(name) for name, _kind in _WALK_FLAGS})
+            flags = WalkFlags(**{spec.name: values.pop(spec.name) for spec in fields(WalkFlags)})
             command(flags=flags, **values)
 
         # typer reads the parameters from the signature and resolves their types from these.

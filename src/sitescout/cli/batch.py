@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import time
@@ -187,12 +188,22 @@ def batch(
             source=source,
             llms_txt=None,
         )
+        new_run = functools.partial(
+            BatchRun,
+            out=out,
+            scheduler=scheduler,
+            workers=workers,
+            fanout=fanout,
+            refresh=refresh,
+            options=options,
+            quiet_workers=not verbose,
+        )
         if sites == "-":
-            run = _run(sys.stdin, out, scheduler, workers, fanout, refresh, options, verbose)
+            run = new_run(sys.stdin)
         else:
             try:
                 with open(sites, encoding="utf-8", errors="replace") as f:
-                    run = _run(f, out, scheduler, workers, fanout, refresh, options, verbose)
+                    run = new_run(f)
             except OSError as exc:
                 raise UsageError(f"cannot read {sites}: {exc.strerror or exc}") from exc
     except (UsageError, ValueError) as exc:
@@ -212,25 +223,3 @@ def batch(
         raise usage_error(exc) from None
     _print_summary(run, out, as_json=as_json, quiet=quiet)
     raise typer.Exit(code)
-
-
-def _run(
-    lines: Any,
-    out: Path,
-    scheduler: str | None,
-    workers: int | None,
-    fanout: int,
-    refresh: bool,
-    options: Any,
-    verbose: bool,
-) -> BatchRun:
-    return BatchRun(
-        lines,
-        out,
-        scheduler=scheduler,
-        workers=workers,
-        fanout=fanout,
-        refresh=refresh,
-        options=options,
-        quiet_workers=not verbose,
-    )
