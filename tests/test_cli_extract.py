@@ -172,7 +172,7 @@ def test_all_asks_before_a_walk_estimated_above_100k_urls() -> None:
     question = walk_question(estimate(531))
     assert question is not None
     assert question.startswith("--all walks every sitemap: an estimated 531,000–26,550,000 URLs")
-    assert question.endswith("proceed? (y/n)")
+    assert question.endswith("proceed?")  # typer.confirm adds its own [y/N]
 
 
 def test_extract_on_a_site_without_sitemap_says_it_crawled(site: Site, tmp_path: Path) -> None:
@@ -182,3 +182,34 @@ def test_extract_on_a_site_without_sitemap_says_it_crawled(site: Site, tmp_path:
     proc = run("extract", site.url + "/", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert f"Discovered 2 pages on {site.url} (link crawl" in proc.stdout
+
+
+def test_the_locale_note_follows_the_first_line(site: Site, tmp_path: Path) -> None:
+    u = site.url
+    pages = ["/", "/about/", "/fr/", "/fr/a-propos/"]
+    for path in pages:
+        site.add(path, page(path), Content_Type="text/html")
+    site.add("/sitemap.xml", urlset([u + path for path in pages]))
+    proc = run("extract", u + "/", "--out", str(tmp_path), "--yes")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("Discovered 2 pages on")
+    assert lines[1] == (
+        "multi-locale site: extracting the default locale only (un-localized paths); "
+        "2 URLs in other locales skipped"
+    )
+    notes = json.loads((tmp_path / CRAWL_LOG).read_text())["runs"][0]["discovery"]["notes"]
+    assert lines[1] in notes
+
+
+def test_one_locale_shows_no_locale_note(site: Site, tmp_path: Path) -> None:
+    small_site(site)
+    proc = run("extract", site.url + "/", "--out", str(tmp_path), "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1].startswith("Selecting")
+
+
+def test_an_empty_pages_list_is_a_usage_error(tmp_path: Path) -> None:
+    proc = run("extract", "http://127.0.0.1:9/", "--out", str(tmp_path), "--pages", " , ")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "error: --pages needs at least one slug or path\n"

@@ -1,4 +1,4 @@
-"""Page selection (§11, shared/SCORING.md): types, scores, checklist, scope, output. No network."""
+"""Page selection (§11, SCORING.md): types, scores, checklist, scope, questions. No network."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from sitescout._pagetype import PageType, SiteShape, infer_page_type, is_date_ar
 from sitescout._select import (
     RULES,
     Candidate,
+    FewTemplates,
+    LargeRun,
     Scope,
     Selection,
     questions,
-    render_selection,
     score_path,
     select_pages,
 )
@@ -547,18 +548,15 @@ def test_slugs_from_an_earlier_run_are_kept() -> None:
 
 
 # --------------------------------------------------------------------------- asking (§11.5)
+# The questions are data; their wording is the CLI's (tests/test_cli_selection.py).
 
 
-def test_few_templates_warning() -> None:
+def test_few_templates_asks() -> None:
     selection = select([page("/"), page("/about"), page("/team")])
     assert selection.templates == ("home", "pillar")
     (question,) = questions(selection)
+    assert question == FewTemplates(("home", "pillar"))
     assert question.kind == "few-templates"
-    assert question.warning == (
-        "Only 2 distinct page templates discoverable (home, IA pillar); "
-        "the selection may not show the range of the site's pages."
-    )
-    assert question.prompt == "Continue with these pages? (y/n)"
 
 
 def test_three_templates_do_not_ask() -> None:
@@ -574,74 +572,11 @@ def test_large_all_run_asks() -> None:
     candidates = [page("/"), page("/contact"), *(page(f"/blog/post-{n}") for n in range(246))]
     selection = select(candidates, Scope(mode="all"))
     (question,) = questions(selection)
+    assert question == LargeRun(pages=248, limit=100, seconds=496.0)
     assert question.kind == "large-run"
-    assert question.prompt == "this will extract 248 pages, ~8 minutes — proceed? (y/n)"
+    assert questions(selection, large_run=300) == ()
     assert questions(select(candidates[:100], Scope(mode="all"))) == ()
     assert questions(select(candidates)) == ()  # the cap keeps 4
-
-
-# --------------------------------------------------------------------------- output (§11.4)
-
-
-def test_render_default() -> None:
-    text = render_selection(select(), site="https://example.com/", source="sitemap.xml")
-    assert text == (
-        "Discovered 20 pages on https://example.com (sitemap.xml).\n"
-        r"Filtered as likely junk (3): /test/, /sample-page/, /holiday1/" + "\n"
-        "  Override: include any of these explicitly with --pages, or pass\n"
-        "  --no-junk-filter to disable filtering entirely.\n"
-        "Requires sign-in, not fetched (1): /account/settings/\n"
-        "Selecting 5 highest-priority pages:\n"
-        "  - / (home)\n"
-        "  - /about/ (IA pillar)\n"
-        "  - /blog/post-6/ (article)\n"
-        "  - /blog/ (listing)\n"
-        "  - /contact/ (form)\n"
-        "Cut (11 pages, --all to lift): /customers/, /docs/, /pricing/, /docs/api/, ..."
-    )
-
-
-def test_render_small_site_with_notes() -> None:
-    selection = select([page("/"), page("/about"), page("/search?q=x")], Scope(cap=2))
-    text = render_selection(
-        selection,
-        site="https://example.com/en/",
-        source="bfs",
-        notes=["Multi-locale site: extracting the default locale (en) only."],
-    )
-    assert text == (
-        "Discovered 3 pages on https://example.com/en/ (bfs).\n"
-        "Multi-locale site: extracting the default locale (en) only.\n"
-        "Selecting 2 highest-priority pages:\n"
-        "  - / (home)\n"
-        "  - /about (IA pillar)\n"
-        "Cut (1 page, --all to lift): /search?q=x"
-    )
-
-
-@pytest.mark.parametrize(
-    ("scope", "heading"),
-    [
-        pytest.param(Scope(mode="all"), "Selecting all 2 pages (--all):", id="all"),
-        pytest.param(Scope(cap=1), "Selecting 1 highest-priority page:", id="one"),
-        pytest.param(
-            Scope.from_flags(pages="about,nope"), "Selecting 1 page named with --pages:", id="pg"
-        ),
-        pytest.param(Scope.from_flags(single=True), "Selecting 1 page (--single):", id="single"),
-    ],
-)
-def test_render_headings(scope: Scope, heading: str) -> None:
-    text = render_selection(select([page("/"), page("/about")], scope), site=ORIGIN, source="x")
-    assert heading in text.splitlines()
-
-
-def test_render_unmatched_and_empty() -> None:
-    selection = select([page("/style.css")], Scope.from_flags(pages="about"))
-    assert render_selection(selection, site=ORIGIN, source="sitemap.xml") == (
-        "Discovered 0 pages on https://example.com (sitemap.xml).\n"
-        "Not among the discovered pages (1): about\n"
-        "No pages to select."
-    )
 
 
 # --------------------------------------------------------------------------- JSON

@@ -28,7 +28,7 @@ from ._discover import (
 from ._errors import NothingFoundError, UsageError
 from ._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from ._http import AddressGuard, FetchConfig, Fetcher
-from ._select import questions
+from ._select import LargeRun, Question, questions
 from ._walk import SyncEntries, Walk, WalkOptions, require_http_url
 
 log = logging.getLogger(__name__)
@@ -185,10 +185,17 @@ def _log_plan(plan: Plan) -> None:
         log.warning("%s: %s", plan.url, plan.truncation)
 
 
+def _described(question: Question) -> str:
+    """A question the CLI would ask, as one log line (the CLI words its own)."""
+    if isinstance(question, LargeRun):
+        return f"the selection has {question.pages} pages, more than {question.limit}"
+    return f"only {len(question.templates)} distinct page templates are discoverable"
+
+
 def _unasked_choice(plan: Plan, options: ExtractOptions) -> str | None:
     """What the crawl log records as the user's answer: the CLI's non-interactive one, where
     the CLI would have asked, None where it would not have."""
-    asked = [question.warning for question in questions(plan.selection)]
+    asked = [_described(question) for question in questions(plan.selection)]
     if options.refresh_all and plan.project.runs:
         asked.append(f"re-extracting all {len(plan.to_fetch)} pages")
     for warning in asked:

@@ -51,7 +51,7 @@ from ._locale import base_prefix, path_locale
 from ._models import Entry, WalkReport
 from ._project import lock_directory
 from ._signals import ctrl_c_ignored, ctrl_c_sets
-from ._table import ParquetWriter, _pyarrow
+from ._table import ParquetWriter, require_pyarrow
 from ._urls import document_key, is_http_url, normalize_url
 from ._walk import Walk, WalkOptions
 
@@ -362,7 +362,7 @@ def _hashed(part: Part, key: bytes) -> Part:
     with them: read back from its `url` column, which is small next to the leaves'."""
     if part.hashes is not None or part.rows == 0:
         return part
-    _pa, pq = _pyarrow()
+    _pa, pq = require_pyarrow()
     path = part.path.removesuffix(".parquet") + ".hashes"
     with open(path, "wb") as out:
         for record_batch in pq.ParquetFile(part.path).iter_batches(columns=["url"]):
@@ -587,7 +587,7 @@ def duplicate_rows(parts: list[Part]) -> list[list[int]]:
 
 def _write_final(parts: list[Part], drops: list[list[int]], final: Path) -> tuple[int, int]:
     """Move or filter each part into the final directory; the pages and alternates dropped."""
-    pa, pq = _pyarrow()
+    pa, pq = require_pyarrow()
     import pyarrow.compute as pc  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
     pages = alternates = 0
@@ -686,7 +686,7 @@ def complete_result(out: Path, key: str) -> SiteResult | None:
 
 def write_sites(path: Path, results: list[SiteResult]) -> None:
     """All rows, written to a temporary sibling and renamed over the file."""
-    pa, pq = _pyarrow()
+    pa, pq = require_pyarrow()
     stamp = pa.timestamp("us", tz="UTC")
     schema = pa.schema(
         [
@@ -772,7 +772,7 @@ class BatchRun:
         nobody configured (the command line's stderr is for its own progress and summary)."""
         self.quiet_workers = quiet_workers
         self.distributed, self._as_completed = _dask()
-        _pyarrow()
+        require_pyarrow()
         if isinstance(fanout, bool) or not isinstance(fanout, int) or fanout < 1:
             raise UsageError(f"fanout must be a whole number of at least 1, got {fanout!r}")
         if workers is not None and (

@@ -7,6 +7,9 @@
 * `SitemapFound` - a response that is a sitemap (§2.6: Content-Type or sniffed body), even when
   reached through an `<a href>`; its URL is for the walker to walk with its own machinery.
 
+Both, and the `CrawlReport`, are plain records in `_models` (a `WalkReport` holds the crawl's
+report); they are re-exported here.
+
 Rules, in the order a link meets them (`_consider`):
 1. Links come from `_html.parse_page` of the page's final URL, so they are resolved against it and
    `<base href>`, and normalized (§6: fragments, tracking parameters, default ports...).
@@ -40,17 +43,22 @@ import contextlib
 import logging
 import math
 import time
-from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
 
 from ._discover import read_robots
-from ._errors import ContentTypeError, EmptyPageError, FetchError, UsageError, check_whole
+from ._errors import (
+    ContentTypeError,
+    EmptyPageError,
+    ErrorClass,
+    FetchError,
+    UsageError,
+    check_whole,
+)
 from ._html import MAX_HTML_BYTES, PageInfo, looks_like_html, parse_page
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
-from ._models import SITEMAP_KINDS
+from ._models import SITEMAP_KINDS, CrawledPage, CrawlEvent, CrawlReport, SitemapFound
 from ._parse import SitemapParser
 from ._render import Renderer
 from ._robots import Robots
@@ -261,81 +269,6 @@ async def _classify(
     if result.info.is_empty:
         why = "no visible text, link or media" + ("" if result.rendered else " (try --render)")
         result.error = EmptyPageError(why, url=final)
-
-
-# -- events ------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class CrawledPage:
-    """One page the crawl requested; `error_class` names the `FetchError` class when it failed."""
-
-    url: str  # the URL requested (normalized)
-    final_url: str  # after redirects (normalized)
-    depth: int  # clicks from the start URL (0)
-    found_on: str | None = None  # the page that linked it first
-    status: int | None = None
-    content_type: str = ""
-    title: str | None = None
-    canonical: str | None = None
-    links_internal: int = 0  # `<a href>` occurrences to the same site
-    links_external: int = 0
-    bytes: int = 0
-    elapsed: float = 0.0
-    rendered: bool = False
-    error: str | None = None
-    error_class: str | None = None
-    info: PageInfo | None = None
-    kind: Literal["page"] = "page"
-
-    @property
-    def ok(self) -> bool:
-        return self.error_class is None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form, without `info` (`info.to_dict()` has it)."""
-        return {name: getattr(self, name) for name in _PAGE_FIELDS}
-
-
-@dataclass(slots=True)
-class SitemapFound:
-    """A response that is a sitemap, met during the crawl: the walker walks `url`."""
-
-    url: str  # the sitemap's final URL (normalized)
-    requested: str  # the URL that was linked
-    depth: int  # depth of the link that led to it
-    found_on: str | None = None
-    document_kind: str = ""  # urlset, sitemapindex, rss, atom, text
-    kind: Literal["sitemap"] = "sitemap"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-CrawlEvent = CrawledPage | SitemapFound
-_PAGE_FIELDS = tuple(name for name in CrawledPage.__dataclass_fields__ if name != "info")
-
-
-@dataclass(slots=True)
-class CrawlReport:
-    """What the crawl did besides its events."""
-
-    start_url: str
-    fetches: int = 0  # requests for pages and sitemap sniffs (robots.txt not counted)
-    pages: int = 0
-    failures: int = 0
-    sitemaps: list[str] = field(default_factory=list)
-    robots_url: str | None = None
-    crawl_delay: float | None = None
-    disallowed: int = 0  # URLs robots.txt kept us from requesting
-    disallowed_samples: list[str] = field(default_factory=list)
-    filtered: Counter[str] = field(default_factory=Counter)  # §8 reason -> distinct URLs
-    beyond_depth: int = 0  # distinct links deeper than max_depth, not requested
-    unvisited: int = 0  # queued URLs left when the page limit or the deadline bound
-    page_limit_hit: bool = False
-    deadline_hit: bool = False
-    notes: list[str] = field(default_factory=list)
-    elapsed: float = 0.0
 
 
 # -- the crawler -------------------------------------------------------------------------------
@@ -633,7 +566,7 @@ class Crawler:
             self.robots = None  # nothing else is in flight while the start page is handled
             await self._setup_robots(self._fetcher)
 
-    async def _emit_failure(self, item: _Item, message: str, error_class: str) -> None:
+    async def _emit_failure(self, item: _Item, message: str, error_class: ErrorClass) -> None:
         self.report.failures += 1
         self.report.pages += 1
         page = CrawledPage(item.url, item.url, item.depth, item.found_on)

@@ -137,6 +137,20 @@ class Plan:
     to_fetch: list[tuple[str, str]] = field(default_factory=list)  # (slug, url)
     already: list[str] = field(default_factory=list)  # slugs skipped as already extracted
 
+    @property
+    def locale_note(self) -> str | None:
+        """§12's note when pages in other locales were set aside; None on a one-locale site.
+
+        Its own attribute so the CLI can show it above the selection without matching notes.
+        """
+        if not self.other_locales:
+            return None
+        return (
+            f"multi-locale site: extracting the default locale only "
+            f"({self.default_locale or 'un-localized paths'}); "
+            f"{self.other_locales} URLs in other locales skipped"
+        )
+
 
 @dataclass(slots=True)
 class RunResult:
@@ -196,11 +210,6 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
     report = walk.report
     default_locale, other = gathered.default_locale()
     candidates = [c for c in gathered.candidates if path_locale(c.url) == default_locale]
-    if other:
-        report.notes.append(
-            f"multi-locale site: extracting the default locale only "
-            f"({default_locale or 'un-localized paths'}); {other} URLs in other locales skipped"
-        )
     slugs = SlugRegistry()
     for slug, rec in project.pages.items():
         slugs.reserve(rec.url, slug)
@@ -232,6 +241,8 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
         slugs=slugs,
         truncation=truncation,
     )
+    if plan.locale_note is not None:
+        report.notes.append(plan.locale_note)  # the crawl log's notes carry it too
     _choose_fetches(plan, options)
     return plan
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._errors import ErrorClass
 
 if TYPE_CHECKING:
-    from ._crawl import CrawlReport
+    from ._html import PageInfo
 
 # "page": a page the link crawl requested, in `WalkReport.errors` when it failed; "llms": an
 # llms.txt or an aggregate file it links to.
@@ -14,17 +17,6 @@ DocumentKind = Literal[
     "urlset", "sitemapindex", "rss", "atom", "text", "not-a-sitemap", "page", "llms"
 ]
 SITEMAP_KINDS: frozenset[str] = frozenset({"urlset", "sitemapindex", "rss", "atom", "text"})
-
-DiscoverySource = Literal[
-    "robots.txt",
-    "sitemap.xml",
-    "sitemap_index.xml",
-    "sitemap-index.xml",
-    "user",
-    "bfs",
-    "llms.txt",
-    "none",
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +110,7 @@ class DocumentRecord:
     children: int = 0
     truncated: bool = False
     error: str | None = None
-    error_class: str | None = None
+    error_class: ErrorClass | None = None
 
 
 _LEAF_KINDS = frozenset({"urlset", "rss", "atom", "text"})
@@ -150,6 +142,81 @@ class LlmsSummary:
             "cut": list(self.cut),
             "in_scope": self.in_scope,
         }
+
+
+# -- the link crawl (§10): its events and its report, built by `_crawl.Crawler` -----------------
+
+
+@dataclass(slots=True)
+class CrawledPage:
+    """One page the crawl requested; `error_class` names the `FetchError` class when it failed."""
+
+    url: str  # the URL requested (normalized)
+    final_url: str  # after redirects (normalized)
+    depth: int  # clicks from the start URL (0)
+    found_on: str | None = None  # the page that linked it first
+    status: int | None = None
+    content_type: str = ""
+    title: str | None = None
+    canonical: str | None = None
+    links_internal: int = 0  # `<a href>` occurrences to the same site
+    links_external: int = 0
+    bytes: int = 0
+    elapsed: float = 0.0
+    rendered: bool = False
+    error: str | None = None
+    error_class: ErrorClass | None = None
+    info: PageInfo | None = None
+    kind: Literal["page"] = "page"
+
+    @property
+    def ok(self) -> bool:
+        return self.error_class is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, without `info` (`info.to_dict()` has it)."""
+        return {name: getattr(self, name) for name in _PAGE_FIELDS}
+
+
+@dataclass(slots=True)
+class SitemapFound:
+    """A response that is a sitemap, met during the crawl: the walker walks `url`."""
+
+    url: str  # the sitemap's final URL (normalized)
+    requested: str  # the URL that was linked
+    depth: int  # depth of the link that led to it
+    found_on: str | None = None
+    document_kind: str = ""  # urlset, sitemapindex, rss, atom, text
+    kind: Literal["sitemap"] = "sitemap"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+CrawlEvent = CrawledPage | SitemapFound
+_PAGE_FIELDS = tuple(name for name in CrawledPage.__dataclass_fields__ if name != "info")
+
+
+@dataclass(slots=True)
+class CrawlReport:
+    """What the link crawl (`_crawl.Crawler`) did besides its events."""
+
+    start_url: str
+    fetches: int = 0  # requests for pages and sitemap sniffs (robots.txt not counted)
+    pages: int = 0
+    failures: int = 0
+    sitemaps: list[str] = field(default_factory=list)
+    robots_url: str | None = None
+    crawl_delay: float | None = None
+    disallowed: int = 0  # URLs robots.txt kept us from requesting
+    disallowed_samples: list[str] = field(default_factory=list)
+    filtered: Counter[str] = field(default_factory=Counter)  # §8 reason -> distinct URLs
+    beyond_depth: int = 0  # distinct links deeper than max_depth, not requested
+    unvisited: int = 0  # queued URLs left when the page limit or the deadline bound
+    page_limit_hit: bool = False
+    deadline_hit: bool = False
+    notes: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._crawl import fetch_page as crawl_fetch_page
+from ._errors import ErrorClass
 from ._html import PageInfo
 from ._http import Fetcher
 
@@ -29,7 +30,7 @@ class PageOutcome:
     status: int | None
     content_type: str
     info: PageInfo | None = None
-    error_class: str | None = None
+    error_class: ErrorClass | None = None
     error: str | None = None
     truncated: bool = False
 

@@ -1,9 +1,10 @@
 """Page selection for the sampler: §8 filtering, SCORING.md scores, the §11 checklist and cap.
 
 Pure: no I/O. `select_pages` takes the walk's page URLs (normalized §6, scoped to the base path and
-default locale §7) as `Candidate`s and returns a `Selection`; `render_selection` prints it in the
-§11 shape, `Selection.to_dict` is the `--json`/crawl-log form, and `questions` tells the caller
-when §11 wants the user asked. Memory is the sampler's candidate list (≤ 10,000 URLs by its preset).
+default locale §7) as `Candidate`s and returns a `Selection`; `Selection.to_dict` is the
+`--json`/crawl-log form, and `questions` tells the caller when §11 wants the user asked (as data:
+the CLI words the questions and prints the §11 block, `cli/_selection`). Memory is the sampler's
+candidate list (≤ 10,000 URLs by its preset).
 
 Pipeline of `select_pages`:
 
@@ -45,7 +46,7 @@ from datetime import UTC, datetime
 from typing import Final, Literal
 
 from ._errors import UsageError
-from ._junk import format_junk_notice, junk_filter
+from ._junk import junk_filter
 from ._models import Entry
 from ._pagetype import (
     CHECKLIST,
@@ -67,6 +68,8 @@ __all__ = [
     "Breakdown",
     "Candidate",
     "CapSource",
+    "FewTemplates",
+    "LargeRun",
     "Mode",
     "Question",
     "Scope",
@@ -74,7 +77,6 @@ __all__ = [
     "Selection",
     "lastmod_datetime",
     "questions",
-    "render_selection",
     "score_path",
     "select_pages",
 ]
@@ -603,12 +605,25 @@ def _templates(pool: Sequence[Scored]) -> tuple[PageType, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class Question:
-    """A §11 reason to ask: `warning` is always shown and logged, `prompt` asked on a TTY only."""
+class LargeRun:
+    """§11: `--all` selects `pages`, more than `limit`; fetching takes about `seconds`."""
 
-    kind: Literal["large-run", "few-templates"]
-    warning: str
-    prompt: str
+    pages: int
+    limit: int
+    seconds: float
+    kind: Literal["large-run"] = "large-run"
+
+
+@dataclass(frozen=True, slots=True)
+class FewTemplates:
+    """§11: the pages that could be kept show fewer than `MIN_TEMPLATES` page types."""
+
+    templates: tuple[PageType, ...]
+    kind: Literal["few-templates"] = "few-templates"
+
+
+# A reason to ask once before fetching; the front end words it (the CLI: `cli/_selection`).
+Question = LargeRun | FewTemplates
 
 
 def questions(
@@ -624,102 +639,7 @@ def questions(
     found: list[Question] = []
     count = len(selection.kept)
     if selection.mode == "all" and count > large_run:
-        duration = _duration(count * seconds_per_page)
-        found.append(
-            Question(
-                "large-run",
-                f"--all selects {count} pages (more than {large_run}), "
-                f"about {duration} of fetching.",
-                f"this will extract {count} pages, ~{duration} — proceed? (y/n)",
-            )
-        )
-    kinds = selection.templates
-    if selection.mode in ("cap", "all") and len(kinds) < MIN_TEMPLATES:
-        names = ", ".join(LABELS[kind] for kind in kinds) or "none"
-        found.append(
-            Question(
-                "few-templates",
-                f"Only {_plural(len(kinds), 'distinct page template')} discoverable ({names}); "
-                "the selection may not show the range of the site's pages.",
-                "Continue with these pages? (y/n)",
-            )
-        )
+        found.append(LargeRun(count, large_run, count * seconds_per_page))
+    if selection.mode in ("cap", "all") and len(selection.templates) < MIN_TEMPLATES:
+        found.append(FewTemplates(selection.templates))
     return tuple(found)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return _plural(max(1, round(seconds)), "second")
-    return _plural(round(seconds / 60), "minute")
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-# --------------------------------------------------------------------------- output (§11.4)
-
-
-def render_selection(
-    selection: Selection,
-    *,
-    site: str,
-    source: str,
-    notes: Sequence[str] = (),
-    limit: int = 4,
-) -> str:
-    """The §11 informational block (no trailing newline). `source` is the discovery source
-    (`sitemap.xml`, `robots.txt`, ...); `notes` go right after the first line (e.g. the default
-    locale note of §12); `limit` is how many URLs the one-line lists show."""
-    lines = [f"Discovered {_plural(selection.discovered, 'page')} on {_site(site)} ({source})."]
-    lines += notes
-    if selection.junk:
-        lines.append(format_junk_notice(list(selection.junk), limit))
-    if selection.requires_auth:
-        auth = [_display(item.url) for item in selection.requires_auth]
-        lines.append(f"Requires sign-in, not fetched ({len(auth)}): {_shown(auth, limit)}")
-    if selection.unmatched:
-        lines.append(
-            f"Not among the discovered pages ({len(selection.unmatched)}): "
-            + ", ".join(selection.unmatched)
-        )
-    lines.append(_heading(selection))
-    lines += [f"  - {_display(item.url)} ({item.label})" for item in selection.kept]
-    if selection.cut:
-        cut = [_display(item.url) for item in selection.cut]
-        what = _plural(len(cut), "page")
-        lines.append(f"Cut ({what}, --all to lift): {_shown(cut, limit)}")
-    return "\n".join(lines)
-
-
-def _heading(selection: Selection) -> str:
-    count = len(selection.kept)
-    if count == 0:
-        return "No pages to select."
-    if selection.mode == "all":
-        return f"Selecting all {_plural(count, 'page')} (--all):"
-    if selection.mode == "pages":
-        return f"Selecting {_plural(count, 'page')} named with --pages:"
-    if selection.mode == "single":
-        return f"Selecting {_plural(count, 'page')} (--single):"
-    return f"Selecting {_plural(count, 'highest-priority page')}:"
-
-
-def _shown(paths: Sequence[str], limit: int) -> str:
-    shown = ", ".join(paths[: max(limit, 0)])
-    return shown + ", ..." if len(paths) > limit else shown
-
-
-def _display(url: str) -> str:
-    """A page as the user reads it: the path, and the query when there is one."""
-    query = url.partition("?")[2].partition("#")[0]
-    path = url_path(url)
-    return f"{path}?{query}" if query else path
-
-
-def _site(site: str) -> str:
-    """`https://example.com/` reads as `https://example.com`, as in §11's example."""
-    value = site.strip()
-    if "://" in value and url_path(value) == "/":
-        return value.rstrip("/")
-    return value

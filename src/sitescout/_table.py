@@ -61,7 +61,9 @@ _DATETIME = _DATE + r"T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?[+-]\d{2}:\d{2}$"
 _MIDNIGHT_UTC = "T00:00:00+00:00"
 
 
-def _pyarrow() -> tuple[Any, Any]:
+def require_pyarrow() -> tuple[Any, Any]:
+    """The `pyarrow` and `pyarrow.parquet` modules, imported on first use (an optional extra);
+    a `UsageError` saying what to install when they are missing."""
     try:
         import pyarrow as pa  # type: ignore[import-not-found, import-untyped, unused-ignore]
         import pyarrow.parquet as pq  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -103,7 +105,7 @@ class BatchConverter:
     """Walk batches to Arrow record batches of the shared schema."""
 
     def __init__(self) -> None:
-        pa, _pq = _pyarrow()
+        pa, _pq = require_pyarrow()
         import pyarrow.compute as pc  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
         self.pa, self.pc = pa, pc
@@ -185,7 +187,7 @@ class ParquetWriter:
     """Streams entries into a Parquet file; memory holds at most one row group."""
 
     def __init__(self, path: Path) -> None:
-        _pa, pq = _pyarrow()
+        _pa, pq = require_pyarrow()
         self._convert = BatchConverter()
         self.schema = self._convert.schema
         self._writer = pq.ParquetWriter(str(path), self.schema, compression="zstd")
@@ -258,7 +260,7 @@ async def to_pandas_async(url: str, options: WalkOptions | None = None, **kwargs
     float64 (NaN when absent), `depth` int32, text columns pandas strings."""
     pd = _pandas()
     table = await to_arrow_async(url, options, **kwargs)
-    pa, _pq = _pyarrow()
+    pa, _pq = require_pyarrow()
     # Arrow-backed strings keep text as Arrow buffers instead of one Python str per cell (what
     # pandas 3 does for text anyway); the table frees each column once it is converted.
     return table.to_pandas(

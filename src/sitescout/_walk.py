@@ -33,7 +33,7 @@ from ._discover import (
     TrySitemaps,
     fetch_robots,
 )
-from ._errors import UsageError, check_whole
+from ._errors import ErrorClass, UsageError, check_whole
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
 from ._llms import SOURCE as LLMS
 from ._llms import LlmsLink
@@ -607,7 +607,7 @@ class Walk:
         log.debug("document %s: %s %s %d bytes", record.url, record.status, record.kind, resp.bytes)
 
     def _record_failure(
-        self, record: DocumentRecord, message: str, error_class: str, *, partial: bool = True
+        self, record: DocumentRecord, message: str, error_class: ErrorClass, *, partial: bool = True
     ) -> None:
         record.error, record.error_class = message, error_class
         self.report.errors.append(record)

@@ -6,13 +6,17 @@ Exit codes (§13): 0 ok, 1 partial result (a budget bound or documents failed), 
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
 import json
 import logging
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 from rich.console import Console
@@ -22,10 +26,10 @@ from ..__about__ import __version__
 from .._budget import Budgets
 from .._core import Batch
 from .._errors import UsageError
-from .._http import FetchConfig
+from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._locale import path_locale
 from .._models import Entry, WalkReport
-from .._walk import MAX_CONCURRENCY, WalkOptions
+from .._walk import MAX_CONCURRENCY, Walk, WalkOptions
 
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
 
@@ -115,43 +119,110 @@ LlmsTxt = Annotated[
     str | None,
     typer.Option("--llms-txt", help="Read this llms.txt instead of looking for one."),
 ]
+# `scope` and `groups` answer on stdout: a table, or this JSON.
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+# `urls` and `batch` write the alternates out; `groups` and `report` count them.
+NoAlternates = Annotated[
+    bool, typer.Option("--no-alternates", help="Do not emit hreflang alternates.")
+]
+NoAlternatesCounted = Annotated[
+    bool, typer.Option("--no-alternates", help="Do not count hreflang alternates.")
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each document on stderr.")]
+
+
+@dataclass(frozen=True, slots=True)
+class WalkFlags:
+    """The flags every walking command shares (`@with_walk_flags`): how to fetch, how far to go.
+
+    Each field's type is its option, so the command line and this record list them once, in
+    help order. A budget flag not given is None: no limit for the inventory commands, the
+    preset's value for `extract` (`budgets_over`).
+    """
+
+    concurrency: Concurrency  # no default here: each command has its own
+    timeout: Timeout = 30.0
+    user_agent: UserAgent = DEFAULT_USER_AGENT
+    max_depth: MaxDepth = None
+    max_fetches: MaxFetches = None
+    max_bytes: MaxBytes = None
+    max_urls: MaxUrls = None
+    deadline: Deadline = None
+
+    def fetch(self) -> FetchConfig:
+        return FetchConfig(user_agent=self.user_agent, timeout=self.timeout)
+
+    def budgets_over(self, preset: Budgets) -> Budgets:
+        """`preset` with each budget flag given in place of its value."""
+        return replace(preset, **{name: v for name, v in self._budgets() if v is not None})
+
+    @property
+    def budgets_given(self) -> bool:
+        return any(v is not None for _name, v in self._budgets())
+
+    def _budgets(self) -> list[tuple[str, Any]]:
+        return [(spec.name, getattr(self, spec.name)) for spec in fields(Budgets)]
+
+
+def with_walk_flags(*, concurrency: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command the shared walk flags, `--concurrency` to `--deadline`, declared once.
+
+    The command names one keyword-only parameter `flags: WalkFlags`; typer sees the fields of
+    `WalkFlags` as options in its place (so the help lists them where the command puts them)
+    and the command receives them as one `WalkFlags`. `concurrency` is the command's default.
+    """
+    types = get_type_hints(WalkFlags, include_extras=True)
+    shared = [
+        inspect.Parameter(
+            spec.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=concurrency if spec.name == "concurrency" else spec.default,
+            annotation=types[spec.name],
+        )
+        for spec in fields(WalkFlags)
+    ]
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        signature = inspect.signature(command, eval_str=True)
+        params: list[inspect.Parameter] = []
+        for param in signature.parameters.values():
+            params.extend(shared if param.name == "flags" else [param])
+
+        @functools.wraps(command)
+        def run(**values: Any) -> None:
+            flags = WalkFlags(**{spec.name: values.pop(spec.name) for spec in fields(WalkFlags)})
+            command(flags=flags, **values)
+
+        # typer reads the parameters from the signature and resolves their types from these.
+        run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        run.__annotations__ = {param.name: param.annotation for param in params}
+        return run
+
+    return decorate
 
 
 def inventory_options(
     url: str | None,
     *,
+    flags: WalkFlags,
     sitemap: str | None,
     alternates: bool,
-    concurrency: int,
-    timeout: float,
-    user_agent: str,
-    max_depth: int | None,
-    max_fetches: int | None,
-    max_bytes: int | None,
-    max_urls: int | None,
-    deadline: float | None,
     locale: str | None,
     crawl: bool = False,
     render: bool = False,
     source: str = "auto",
     llms_txt: str | None = None,
 ) -> WalkOptions:
-    """The walk of the inventory commands (`urls`, `groups`, `batch`): no budgets unless given.
-    A locale in the site URL's path filters shards (`batch` decides that per site: no URL)."""
+    """The walk of the inventory commands (`urls`, `groups`, `report`, `batch`): no budgets
+    unless given. A locale in the site URL's path filters shards (`batch` decides that per
+    site: no URL)."""
     return WalkOptions(
         sitemap=sitemap,
         alternates=alternates,
-        concurrency=concurrency,
-        fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
-        budgets=Budgets(
-            max_depth=max_depth,
-            max_fetches=max_fetches,
-            max_bytes=max_bytes,
-            max_urls=max_urls,
-            deadline=deadline,
-        ),
+        concurrency=flags.concurrency,
+        fetch=flags.fetch(),
+        budgets=flags.budgets_over(Budgets()),
         locale=locale,
         # §7: the inventory filters locales only when asked, by flag or by the base URL.
         filter_locales=locale is not None or (url is not None and path_locale(url) is not None),
@@ -160,6 +231,37 @@ def inventory_options(
         source=str(source),
         llms_txt=llms_txt,
     )
+
+
+def drain(walk: Walk, consume: Callable[[list[Entry]], None], *, progress: bool) -> None:
+    """Run `walk` to its end, handing each batch of entries to `consume` (progress on a
+    terminal when `progress`). Ctrl-C ends it as a partial result: what was consumed so far is
+    still the answer, and the report counts that."""
+    tally = Tally()
+
+    async def pump(shown: WalkProgress) -> None:
+        async for batch in walk:
+            consume(batch)
+            tally.add(batch)
+            shown.update(walk.report)
+
+    with WalkProgress(progress) as shown:
+        try:
+            asyncio.run(pump(shown))
+        except KeyboardInterrupt:
+            walk.report.mark_partial("interrupted")
+    tally.settle(walk.report)
+
+
+def usage_error(exc: Exception) -> typer.Exit:
+    """Say what the caller got wrong, on stderr; the exit (2) for the command to raise."""
+    err.print(f"error: {exc}", markup=False)
+    return typer.Exit(EXIT_USAGE)
+
+
+def stdout_console() -> Console:
+    """Tables on stdout: no highlighting, no wrapping (a pipe gets whole rows)."""
+    return Console(highlight=False, soft_wrap=False)
 
 
 def check_render(render: bool) -> None:
@@ -187,6 +289,16 @@ def setup_logging(verbose: bool) -> None:
 
 
 # -- output --------------------------------------------------------------------------------
+
+
+def print_json(data: object, *, stderr: bool = False) -> None:
+    """One indented JSON document: a command's answer on stdout, or a summary on stderr when
+    stdout carries the data."""
+    text = json.dumps(data, indent=2)
+    if stderr:
+        err.out(text, highlight=False)
+    else:
+        sys.stdout.write(text + "\n")
 
 
 def report_summary(report: WalkReport) -> dict[str, Any]:
@@ -219,7 +331,7 @@ def report_summary(report: WalkReport) -> dict[str, Any]:
 
 def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
     if as_json:
-        err.out(json.dumps(report_summary(report), indent=2), highlight=False)
+        print_json(report_summary(report), stderr=True)
         return
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {warning}", markup=True)

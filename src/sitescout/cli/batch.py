@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
 import sys
 import time
@@ -14,29 +14,25 @@ from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from .._batch import BatchRun, SiteResult
 from .._errors import UsageError
-from .._http import DEFAULT_USER_AGENT
 from ._app import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
-    Concurrency,
     Crawl,
-    Deadline,
     Locale,
-    MaxBytes,
-    MaxDepth,
-    MaxFetches,
-    MaxUrls,
+    NoAlternates,
     PageSource,
     Quiet,
     Source,
-    Timeout,
-    UserAgent,
     Verbose,
+    WalkFlags,
     app,
     err,
     inventory_options,
+    print_json,
     setup_logging,
+    usage_error,
+    with_walk_flags,
 )
 
 _REFRESH = 0.25  # seconds between progress updates
@@ -108,7 +104,7 @@ def _summary(run: BatchRun, out: Path) -> dict[str, Any]:
 def _print_summary(run: BatchRun, out: Path, *, as_json: bool, quiet: bool) -> None:
     summary = _summary(run, out)
     if as_json:
-        err.out(json.dumps(summary, indent=2), highlight=False)
+        print_json(summary, stderr=True)
         return
     if quiet:
         return
@@ -128,6 +124,7 @@ def _exit_code(results: list[SiteResult]) -> int:
 
 
 @app.command()
+@with_walk_flags(concurrency=8)
 def batch(
     sites: Annotated[
         str,
@@ -159,17 +156,9 @@ def batch(
         int | None,
         typer.Option(min=1, help="Worker processes of the local cluster (default: CPU count)."),
     ] = None,
-    no_alternates: Annotated[
-        bool, typer.Option("--no-alternates", help="Do not emit hreflang alternates.")
-    ] = False,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 30.0,
-    user_agent: UserAgent = DEFAULT_USER_AGENT,
-    max_depth: MaxDepth = None,
-    max_fetches: MaxFetches = None,
-    max_bytes: MaxBytes = None,
-    max_urls: MaxUrls = None,
-    deadline: Deadline = None,
+    no_alternates: NoAlternates = False,
+    *,
+    flags: WalkFlags,
     locale: Locale = None,
     crawl: Crawl = False,
     source: Source = PageSource.auto,
@@ -192,31 +181,33 @@ def batch(
         options = inventory_options(
             None,
             sitemap=None,  # a sitemap URL in the list is walked directly
+            flags=flags,
             alternates=not no_alternates,
-            concurrency=concurrency,
-            timeout=timeout,
-            user_agent=user_agent,
-            max_depth=max_depth,
-            max_fetches=max_fetches,
-            max_bytes=max_bytes,
-            max_urls=max_urls,
-            deadline=deadline,
             locale=locale,
             crawl=crawl,
             source=source,
             llms_txt=None,
         )
+        new_run = functools.partial(
+            BatchRun,
+            out=out,
+            scheduler=scheduler,
+            workers=workers,
+            fanout=fanout,
+            refresh=refresh,
+            options=options,
+            quiet_workers=not verbose,
+        )
         if sites == "-":
-            run = _run(sys.stdin, out, scheduler, workers, fanout, refresh, options, verbose)
+            run = new_run(sys.stdin)
         else:
             try:
                 with open(sites, encoding="utf-8", errors="replace") as f:
-                    run = _run(f, out, scheduler, workers, fanout, refresh, options, verbose)
+                    run = new_run(f)
             except OSError as exc:
                 raise UsageError(f"cannot read {sites}: {exc.strerror or exc}") from exc
     except (UsageError, ValueError) as exc:
-        err.print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise usage_error(exc) from None
     if not run.sites:
         err.print(f"error: no site URL in {sites}", markup=False)
         raise typer.Exit(EXIT_USAGE)
@@ -229,29 +220,6 @@ def batch(
     except KeyboardInterrupt:
         err.print("interrupted: complete sites are kept; run again to resume", markup=False)
     except UsageError as exc:
-        err.print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise usage_error(exc) from None
     _print_summary(run, out, as_json=as_json, quiet=quiet)
     raise typer.Exit(code)
-
-
-def _run(
-    lines: Any,
-    out: Path,
-    scheduler: str | None,
-    workers: int | None,
-    fanout: int,
-    refresh: bool,
-    options: Any,
-    verbose: bool,
-) -> BatchRun:
-    return BatchRun(
-        lines,
-        out,
-        scheduler=scheduler,
-        workers=workers,
-        fanout=fanout,
-        refresh=refresh,
-        options=options,
-        quiet_workers=not verbose,
-    )

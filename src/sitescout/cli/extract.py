@@ -7,69 +7,42 @@ warnings and progress go to stderr.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .._budget import Budgets
 from .._errors import UsageError
 from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
-from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope
-from .._select import questions, render_selection
+from .._select import Scope, questions
 from .._urls import is_http_url
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
     EXIT_PARTIAL,
-    EXIT_USAGE,
-    Concurrency,
     Crawl,
-    Deadline,
     LlmsTxt,
     Locale,
-    MaxBytes,
-    MaxDepth,
-    MaxFetches,
-    MaxUrls,
     PageSource,
     Quiet,
     Render,
     Sitemap,
     Source,
-    Timeout,
-    UserAgent,
     Verbose,
+    WalkFlags,
     app,
     check_render,
     err,
+    print_json,
     setup_logging,
+    usage_error,
+    with_walk_flags,
 )
-
-
-def _budgets(
-    all_pages: bool,
-    max_depth: int | None,
-    max_fetches: int | None,
-    max_bytes: int | None,
-    max_urls: int | None,
-    deadline: float | None,
-) -> Budgets | None:
-    """The sampler preset (§5) with any flag given replacing its value; None keeps the default."""
-    if all(v is None for v in (max_depth, max_fetches, max_bytes, max_urls, deadline)):
-        return None
-    base = Budgets() if all_pages else Budgets.SAMPLER
-    return Budgets(
-        max_depth=max_depth if max_depth is not None else base.max_depth,
-        max_fetches=max_fetches if max_fetches is not None else base.max_fetches,
-        max_bytes=max_bytes if max_bytes is not None else base.max_bytes,
-        max_urls=max_urls if max_urls is not None else base.max_urls,
-        deadline=deadline if deadline is not None else base.deadline,
-    )
+from ._selection import prompt_text, render_selection, warning_text
 
 
 def _source_label(plan: Plan) -> str:
@@ -101,7 +74,7 @@ def _ask(prompt: str, *, yes: bool, interactive: bool) -> tuple[bool, str]:
         return True, "proceed (--yes)"
     if not interactive:
         return True, "proceed (non-interactive)"
-    answer = typer.confirm(prompt.removesuffix(" (y/n)"), default=True, err=True)
+    answer = typer.confirm(prompt, default=True, err=True)
     return answer, "yes" if answer else "no"
 
 
@@ -120,7 +93,7 @@ def walk_question(estimate: ScopeEstimate) -> str | None:
     return (
         f"--all walks every sitemap: an estimated {low:,}–{high:,} URLs "
         f"({estimate.sub_sitemap_count:,} sitemaps, ~{estimate.expected_duration_seconds:,.0f} s)"
-        " — proceed? (y/n)"
+        " — proceed?"
     )
 
 
@@ -149,6 +122,7 @@ def _summary(plan: Plan, result: RunResult | None, user_choice: str | None) -> d
 
 
 @app.command()
+@with_walk_flags(concurrency=4)
 def extract(
     url: Annotated[str, typer.Argument(help="Site URL.")],
     out: Annotated[
@@ -187,14 +161,8 @@ def extract(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Never ask; proceed.")] = False,
     sitemap: Sitemap = None,
     locale: Locale = None,
-    concurrency: Concurrency = 4,
-    timeout: Timeout = 30.0,
-    user_agent: UserAgent = DEFAULT_USER_AGENT,
-    max_depth: MaxDepth = None,
-    max_fetches: MaxFetches = None,
-    max_bytes: MaxBytes = None,
-    max_urls: MaxUrls = None,
-    deadline: Deadline = None,
+    *,
+    flags: WalkFlags,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON summary on stdout instead of text.")
     ] = False,
@@ -209,7 +177,8 @@ def extract(
             out=out,
             cap=cap,
             all=all_pages,
-            pages=tuple(p.strip() for p in (pages or "").split(",") if p.strip()),
+            # Read as the selection reads it; an empty list is refused there.
+            pages=() if pages is None else Scope.from_flags(pages=pages).pages,
             single=single,
             junk_filter=not no_junk_filter,
             render=render,
@@ -220,27 +189,22 @@ def extract(
             refresh_all=refresh_all,
             sitemap=sitemap,
             locale=locale,
-            concurrency=concurrency,
-            fetch=FetchConfig(user_agent=user_agent, timeout=timeout),
-            budgets=_budgets(all_pages, max_depth, max_fetches, max_bytes, max_urls, deadline),
+            concurrency=flags.concurrency,
+            fetch=flags.fetch(),
         )
-        if pages is not None and not options.pages:
-            err.print("error: --pages needs at least one slug or path", markup=False)
-            raise typer.Exit(EXIT_USAGE)
+        if flags.budgets_given:  # each budget flag replaces the preset's value
+            options = replace(options, budgets=flags.budgets_over(options.walk_budgets()))
         if not is_http_url(url):
             raise UsageError(f"not an http(s) URL: {url!r}")
         if all_pages and not yes and _interactive(as_json):
             estimate = estimate_scope(url, sitemap=sitemap, llms_txt=llms_txt)
             question = walk_question(estimate)
-            if question is not None and not typer.confirm(
-                question.removesuffix(" (y/n)"), err=True
-            ):
+            if question is not None and not typer.confirm(question, err=True):
                 err.print("not walking (declined)", markup=False)
                 raise typer.Exit(EXIT_OK)
         plan = asyncio.run(plan_extract(url, options))
     except UsageError as exc:
-        err.print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise usage_error(exc) from None
     except KeyboardInterrupt:
         err.print("interrupted before any page was fetched", markup=False)
         raise typer.Exit(EXIT_PARTIAL) from None
@@ -266,32 +230,32 @@ def _after_plan(
     if plan.truncation:
         err.print(plan.truncation, markup=False)
     if not as_json:
-        notes = [n for n in report.notes if n.startswith("multi-locale site")]
+        notes = [] if plan.locale_note is None else [plan.locale_note]
         typer.echo(
             render_selection(plan.selection, site=plan.url, source=_source_label(plan), notes=notes)
         )
     if not plan.selection.kept and not plan.to_fetch:
         if as_json:
-            typer.echo(json.dumps(_summary(plan, None, None), indent=2))
+            print_json(_summary(plan, None, None))
         err.print("nothing to extract: no page was discovered", markup=False)
         return EXIT_NOTHING
     user_choice: str | None = None
     for question in questions(plan.selection):
-        err.print(f"warning: {question.warning}", markup=False)
-        proceed, user_choice = _ask(question.prompt, yes=yes, interactive=interactive)
+        err.print(f"warning: {warning_text(question)}", markup=False)
+        proceed, user_choice = _ask(prompt_text(question), yes=yes, interactive=interactive)
         if not proceed:
             break
     else:
         proceed = True
     if proceed and options.refresh_all and plan.project.runs:
         proceed, user_choice = _ask(
-            f"re-extract all {len(plan.to_fetch)} pages? (y/n)", yes=yes, interactive=interactive
+            f"re-extract all {len(plan.to_fetch)} pages?", yes=yes, interactive=interactive
         )
     if not proceed:
         plan.to_fetch.clear()
     result = _run(plan, options, user_choice, quiet=quiet or as_json)
     if as_json:
-        typer.echo(json.dumps(_summary(plan, result, user_choice), indent=2))
+        print_json(_summary(plan, result, user_choice))
     elif not quiet:
         _print_outcome(plan, result, proceed)
     if result.interrupted:

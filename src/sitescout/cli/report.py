@@ -8,7 +8,6 @@ refused with one line (exit 2), and reading is one pass with bounded memory.
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import json
 import os
@@ -24,7 +23,6 @@ import typer
 from ..__about__ import __version__
 from .._api import walk as start_walk
 from .._errors import UsageError
-from .._http import DEFAULT_USER_AGENT
 from .._models import WalkReport
 from .._urls import is_http_url
 from ._app import (
@@ -32,34 +30,28 @@ from ._app import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
-    Concurrency,
     Crawl,
-    Deadline,
     Locale,
-    MaxBytes,
-    MaxDepth,
-    MaxFetches,
-    MaxUrls,
+    NoAlternatesCounted,
     Quiet,
     Render,
     Sitemap,
-    Tally,
-    Timeout,
-    UserAgent,
     Verbose,
-    WalkProgress,
+    WalkFlags,
     app,
     check_render,
+    drain,
     err,
     exit_code,
     inventory_options,
     print_summary,
     setup_logging,
+    usage_error,
+    with_walk_flags,
 )
 
 if TYPE_CHECKING:  # the report's modules load when the command runs, not with the CLI
     from .._report import InventoryInfo, ReportBuilder
-    from .._walk import Walk
 
 LINE_LIMIT = 1 << 20  # bytes of one JSON line; longer ones are skipped, not held
 CHUNK = 10_000  # rows handed to the builder at a time
@@ -163,9 +155,9 @@ def read_csv(path: Path, builder: ReportBuilder, info: InventoryInfo) -> None:
 
 
 def read_parquet(path: Path, builder: ReportBuilder, info: InventoryInfo) -> None:
-    from .._table import _pyarrow
+    from .._table import require_pyarrow
 
-    pa, pq = _pyarrow()
+    pa, pq = require_pyarrow()
     try:
         parquet = pq.ParquetFile(str(path))
         schema = parquet.schema_arrow
@@ -281,15 +273,6 @@ class _Target:
             self.temp = None
 
 
-async def _aggregate(
-    walk: Walk, builder: ReportBuilder, tally: Tally, progress: WalkProgress
-) -> None:
-    async for batch in walk:
-        builder.add_entries(batch)
-        tally.add(batch)
-        progress.update(walk.report)
-
-
 _INVENTORY_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 
 
@@ -301,6 +284,7 @@ def _looks_like_url(value: str) -> bool:
 
 
 @app.command()
+@with_walk_flags(concurrency=8)
 def report(
     source: Annotated[
         str,
@@ -310,17 +294,9 @@ def report(
         Path, typer.Option("--output", "-o", help="The HTML file to write ('-': stdout).")
     ] = Path("report.html"),
     sitemap: Sitemap = None,
-    no_alternates: Annotated[
-        bool, typer.Option("--no-alternates", help="Do not count hreflang alternates.")
-    ] = False,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 30.0,
-    user_agent: UserAgent = DEFAULT_USER_AGENT,
-    max_depth: MaxDepth = None,
-    max_fetches: MaxFetches = None,
-    max_bytes: MaxBytes = None,
-    max_urls: MaxUrls = None,
-    deadline: Deadline = None,
+    no_alternates: NoAlternatesCounted = False,
+    *,
+    flags: WalkFlags,
     locale: Locale = None,
     crawl: Crawl = False,
     render: Render = False,
@@ -348,15 +324,8 @@ def report(
                 source,
                 quiet=quiet,
                 sitemap=sitemap,
+                flags=flags,
                 alternates=not no_alternates,
-                concurrency=concurrency,
-                timeout=timeout,
-                user_agent=user_agent,
-                max_depth=max_depth,
-                max_fetches=max_fetches,
-                max_bytes=max_bytes,
-                max_urls=max_urls,
-                deadline=deadline,
                 locale=locale,
                 crawl=crawl,
                 render=render,
@@ -368,8 +337,7 @@ def report(
             code = EXIT_PARTIAL if info.skipped else EXIT_OK
     except (UsageError, ValueError) as exc:
         target.discard()
-        err.print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise usage_error(exc) from None
     except BaseException:
         target.discard()
         raise
@@ -417,11 +385,5 @@ def _from_walk(
 
     walk = start_walk(url, inventory_options(url, **options))
     builder = ReportBuilder(site=url)
-    tally = Tally()
-    with WalkProgress(not quiet) as progress:
-        try:
-            asyncio.run(_aggregate(walk, builder, tally, progress))
-        except KeyboardInterrupt:  # what was aggregated so far is still a report
-            walk.report.mark_partial("interrupted")
-    tally.settle(walk.report)
+    drain(walk, builder.add_entries, progress=not quiet)  # after Ctrl-C: a report of what came
     return exit_code(walk.report), builder, walk.report, None, url

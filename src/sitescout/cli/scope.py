@@ -1,74 +1,37 @@
-"""`sitescout scope` (the §9 pre-flight estimate) and `sitescout groups` (§9 path groups).
+"""`sitescout scope`: the §9 pre-flight estimate of a walk.
 
-Both print their answer on stdout — a table, or JSON with `--json` — and everything else
-(warnings, the walk summary, progress) on stderr.
+The answer goes to stdout — a table, or JSON with `--json` — and everything else (warnings,
+progress) to stderr.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
-from .._api import walk as start_walk
 from .._errors import UsageError
-from .._groups import OTHER, PathGroup, PathGrouper
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._scope import SCOPE_FETCH, ScopeEstimate, estimate_scope
-from .._urls import origin_of
-from .._walk import Walk
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
-    EXIT_USAGE,
-    Concurrency,
-    Crawl,
-    Deadline,
+    AsJson,
     LlmsTxt,
-    Locale,
-    MaxBytes,
-    MaxDepth,
-    MaxFetches,
-    MaxUrls,
-    Quiet,
     Sitemap,
-    Tally,
     Timeout,
     UserAgent,
     Verbose,
-    WalkProgress,
     app,
-    err,
-    exit_code,
-    inventory_options,
-    print_summary,
-    report_summary,
+    print_json,
     setup_logging,
+    stdout_console,
+    usage_error,
 )
 
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
-BAR_WIDTH = 20
-_EIGHTHS = " ▏▎▍▌▋▊▉"
 LANGUAGES_SHOWN = 12
-
-
-def _stdout() -> Console:
-    return Console(highlight=False, soft_wrap=False)
-
-
-def _usage_error(exc: Exception) -> typer.Exit:
-    err.print(f"error: {exc}", markup=False)
-    return typer.Exit(EXIT_USAGE)
-
-
-# -- scope -------------------------------------------------------------------------------------
 
 
 def format_seconds(seconds: float) -> str:
@@ -141,145 +104,9 @@ def scope(
     try:
         est = estimate_scope(url, sitemap=sitemap, config=config, sample=sample, llms_txt=llms_txt)
     except UsageError as exc:
-        raise _usage_error(exc) from None
+        raise usage_error(exc) from None
     if as_json:
-        sys.stdout.write(json.dumps(est.as_dict(), indent=2) + "\n")
+        print_json(est.as_dict())
     else:
-        _stdout().print(scope_table(est))
+        stdout_console().print(scope_table(est))
     raise typer.Exit(EXIT_OK if est.found else EXIT_NOTHING)
-
-
-# -- groups ------------------------------------------------------------------------------------
-
-
-def bar(count: int, largest: int, width: int = BAR_WIDTH) -> str:
-    """A bar of `width` cells at most, in eighths of a cell; any non-zero count shows."""
-    if largest <= 0 or count <= 0:
-        return ""
-    eighths = max(1, round(count / largest * width * 8))
-    full, part = divmod(eighths, 8)
-    return "█" * full + (_EIGHTHS[part] if part else "")
-
-
-def _short(url: str, origin: str) -> str:
-    """A sample as its path when it lives on the walked site's origin."""
-    rest = url[len(origin) :] if url.startswith(origin) else ""
-    return rest if rest.startswith("/") else url
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
-def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
-    total = sum(g.count for g in groups)
-    largest = max((g.count for g in groups), default=0)
-    report = walk.report
-    origin = origin_of(walk.url)
-    caption = (
-        f"{total:,} URLs in {_plural(len(groups), 'group')} "
-        f"from {_plural(len(report.documents), 'document')}"
-    )
-    if report.budgets_hit:
-        caption += " · budgets hit: " + ", ".join(report.budgets_hit)
-    if report.partial:
-        caption += " · partial: " + "; ".join(report.partial_reasons)
-    table = Table(box=box.SIMPLE_HEAD, caption=caption, caption_justify="left")
-    widest = max((len(g.prefix) for g in groups), default=5)
-    table.add_column("group", no_wrap=True, min_width=min(40, widest))
-    table.add_column("URLs", justify="right", no_wrap=True, min_width=4)
-    table.add_column("share", justify="right", no_wrap=True, min_width=5)
-    table.add_column("", no_wrap=True, min_width=BAR_WIDTH)
-    table.add_column("example", overflow="ellipsis", no_wrap=True, ratio=1)
-    for g in groups:
-        share = f"{g.count / total:.0%}" if total else ""
-        style = "dim" if g.prefix == OTHER else ""
-        example = _short(g.samples[0], origin) if g.samples else ""
-        table.add_row(
-            Text(g.prefix, style=style),
-            f"{g.count:,}",
-            share,
-            Text(bar(g.count, largest), style="cyan"),
-            example,
-        )
-    return table
-
-
-def groups_json(groups: list[PathGroup], walk: Walk, depth: int) -> dict[str, Any]:
-    return {
-        "depth": depth,
-        "total": sum(g.count for g in groups),
-        "groups": [
-            {"prefix": g.prefix, "count": g.count, "samples": list(g.samples)} for g in groups
-        ],
-        "walk": report_summary(walk.report),
-    }
-
-
-async def _collect(walk: Walk, grouper: PathGrouper, tally: Tally, progress: WalkProgress) -> None:
-    async for batch in walk:
-        grouper.add_all(e.url for e in batch)
-        tally.add(batch)
-        progress.update(walk.report)
-
-
-@app.command()
-def groups(
-    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
-    as_json: AsJson = False,
-    depth: Annotated[
-        int, typer.Option(min=1, max=8, help="Path segments per group (2: /docs/api/*).")
-    ] = 1,
-    sitemap: Sitemap = None,
-    no_alternates: Annotated[
-        bool, typer.Option("--no-alternates", help="Do not count hreflang alternates.")
-    ] = False,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 30.0,
-    user_agent: UserAgent = DEFAULT_USER_AGENT,
-    max_depth: MaxDepth = None,
-    max_fetches: MaxFetches = None,
-    max_bytes: MaxBytes = None,
-    max_urls: MaxUrls = None,
-    deadline: Deadline = None,
-    locale: Locale = None,
-    crawl: Crawl = False,
-    quiet: Quiet = False,
-    verbose: Verbose = False,
-) -> None:
-    """Walk the site and group its URLs by path: counts, a bar and an example per group."""
-    setup_logging(verbose)
-    try:
-        options = inventory_options(
-            url,
-            sitemap=sitemap,
-            alternates=not no_alternates,
-            concurrency=concurrency,
-            timeout=timeout,
-            user_agent=user_agent,
-            max_depth=max_depth,
-            max_fetches=max_fetches,
-            max_bytes=max_bytes,
-            max_urls=max_urls,
-            deadline=deadline,
-            locale=locale,
-            crawl=crawl,
-        )
-        walk = start_walk(url, options)
-        grouper = PathGrouper(depth)
-    except (UsageError, ValueError) as exc:
-        raise _usage_error(exc) from None
-    tally = Tally()
-    with WalkProgress(not quiet and not as_json) as progress:
-        try:
-            asyncio.run(_collect(walk, grouper, tally, progress))
-        except KeyboardInterrupt:  # the groups so far are still the answer
-            walk.report.mark_partial("interrupted")
-    tally.settle(walk.report)
-    found = grouper.groups()
-    if as_json:
-        sys.stdout.write(json.dumps(groups_json(found, walk, depth), indent=2) + "\n")
-    else:
-        _stdout().print(groups_table(found, walk))
-        print_summary(walk.report, as_json=False, quiet=quiet)
-    raise typer.Exit(exit_code(walk.report))

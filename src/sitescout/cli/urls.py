@@ -20,7 +20,6 @@ import typer
 from .._api import walk as start_walk
 from .._core import Batch
 from .._errors import UsageError
-from .._http import DEFAULT_USER_AGENT
 from .._models import Entry
 from .._signals import ctrl_c_ignored
 from .._table import COLUMNS, ParquetWriter
@@ -29,24 +28,18 @@ from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
     EXIT_USAGE,
-    Concurrency,
     Crawl,
-    Deadline,
     LlmsTxt,
     Locale,
-    MaxBytes,
-    MaxDepth,
-    MaxFetches,
-    MaxUrls,
+    NoAlternates,
     PageSource,
     Quiet,
     Render,
     Sitemap,
     Source,
     Tally,
-    Timeout,
-    UserAgent,
     Verbose,
+    WalkFlags,
     WalkProgress,
     app,
     check_render,
@@ -55,6 +48,8 @@ from ._app import (
     inventory_options,
     print_summary,
     setup_logging,
+    usage_error,
+    with_walk_flags,
 )
 
 
@@ -257,6 +252,7 @@ async def _stream(walk: Walk, output: _Output, tally: Tally, progress: WalkProgr
 
 
 @app.command()
+@with_walk_flags(concurrency=8)
 def urls(
     url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
     format: Annotated[
@@ -270,17 +266,9 @@ def urls(
     ] = Format.jsonl,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
     sitemap: Sitemap = None,
-    no_alternates: Annotated[
-        bool, typer.Option("--no-alternates", help="Do not emit hreflang alternates.")
-    ] = False,
-    concurrency: Concurrency = 8,
-    timeout: Timeout = 30.0,
-    user_agent: UserAgent = DEFAULT_USER_AGENT,
-    max_depth: MaxDepth = None,
-    max_fetches: MaxFetches = None,
-    max_bytes: MaxBytes = None,
-    max_urls: MaxUrls = None,
-    deadline: Deadline = None,
+    no_alternates: NoAlternates = False,
+    *,
+    flags: WalkFlags,
     locale: Locale = None,
     crawl: Crawl = False,
     render: Render = False,
@@ -300,15 +288,8 @@ def urls(
         options = inventory_options(
             url,
             sitemap=sitemap,
+            flags=flags,
             alternates=not no_alternates,
-            concurrency=concurrency,
-            timeout=timeout,
-            user_agent=user_agent,
-            max_depth=max_depth,
-            max_fetches=max_fetches,
-            max_bytes=max_bytes,
-            max_urls=max_urls,
-            deadline=deadline,
             locale=locale,
             crawl=crawl,
             render=render,
@@ -318,8 +299,7 @@ def urls(
         walk = start_walk(url, options)
         out = _Output(to_file, format)
     except (UsageError, ValueError) as exc:
-        err.print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise usage_error(exc) from None
     except OSError as exc:
         err.print(f"error: cannot write {output}: {exc.strerror or exc}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None

@@ -1,0 +1,156 @@
+"""`sitescout groups`: the site's URLs walked and counted by path prefix (§9 path groups).
+
+The groups go to stdout — a table, or JSON with `--json` — and everything else (warnings, the
+walk summary, progress) to stderr.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from .._api import walk as start_walk
+from .._errors import UsageError
+from .._groups import OTHER, PathGroup, PathGrouper
+from .._urls import origin_of
+from .._walk import Walk
+from ._app import (
+    AsJson,
+    Crawl,
+    Locale,
+    NoAlternatesCounted,
+    Quiet,
+    Sitemap,
+    Verbose,
+    WalkFlags,
+    app,
+    drain,
+    exit_code,
+    inventory_options,
+    print_json,
+    print_summary,
+    report_summary,
+    setup_logging,
+    stdout_console,
+    usage_error,
+    with_walk_flags,
+)
+
+BAR_WIDTH = 20
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(count: int, largest: int, width: int = BAR_WIDTH) -> str:
+    """A bar of `width` cells at most, in eighths of a cell; any non-zero count shows."""
+    if largest <= 0 or count <= 0:
+        return ""
+    eighths = max(1, round(count / largest * width * 8))
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def _short(url: str, origin: str) -> str:
+    """A sample as its path when it lives on the walked site's origin."""
+    rest = url[len(origin) :] if url.startswith(origin) else ""
+    return rest if rest.startswith("/") else url
+
+
+def _counted(n: int, word: str) -> str:
+    """`1 group`, `1,204 documents`: with thousands separators, unlike the §11 block's counts."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
+    total = sum(g.count for g in groups)
+    largest = max((g.count for g in groups), default=0)
+    report = walk.report
+    origin = origin_of(walk.url)
+    caption = (
+        f"{total:,} URLs in {_counted(len(groups), 'group')} "
+        f"from {_counted(len(report.documents), 'document')}"
+    )
+    if report.budgets_hit:
+        caption += " · budgets hit: " + ", ".join(report.budgets_hit)
+    if report.partial:
+        caption += " · partial: " + "; ".join(report.partial_reasons)
+    table = Table(box=box.SIMPLE_HEAD, caption=caption, caption_justify="left")
+    widest = max((len(g.prefix) for g in groups), default=5)
+    table.add_column("group", no_wrap=True, min_width=min(40, widest))
+    table.add_column("URLs", justify="right", no_wrap=True, min_width=4)
+    table.add_column("share", justify="right", no_wrap=True, min_width=5)
+    table.add_column("", no_wrap=True, min_width=BAR_WIDTH)
+    table.add_column("example", overflow="ellipsis", no_wrap=True, ratio=1)
+    for g in groups:
+        share = f"{g.count / total:.0%}" if total else ""
+        style = "dim" if g.prefix == OTHER else ""
+        example = _short(g.samples[0], origin) if g.samples else ""
+        table.add_row(
+            Text(g.prefix, style=style),
+            f"{g.count:,}",
+            share,
+            Text(bar(g.count, largest), style="cyan"),
+            example,
+        )
+    return table
+
+
+def groups_json(groups: list[PathGroup], walk: Walk, depth: int) -> dict[str, Any]:
+    return {
+        "depth": depth,
+        "total": sum(g.count for g in groups),
+        "groups": [
+            {"prefix": g.prefix, "count": g.count, "samples": list(g.samples)} for g in groups
+        ],
+        "walk": report_summary(walk.report),
+    }
+
+
+@app.command()
+@with_walk_flags(concurrency=8)
+def groups(
+    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
+    as_json: AsJson = False,
+    depth: Annotated[
+        int, typer.Option(min=1, max=8, help="Path segments per group (2: /docs/api/*).")
+    ] = 1,
+    sitemap: Sitemap = None,
+    no_alternates: NoAlternatesCounted = False,
+    *,
+    flags: WalkFlags,
+    locale: Locale = None,
+    crawl: Crawl = False,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Walk the site and group its URLs by path: counts, a bar and an example per group."""
+    setup_logging(verbose)
+    try:
+        options = inventory_options(
+            url,
+            flags=flags,
+            sitemap=sitemap,
+            alternates=not no_alternates,
+            locale=locale,
+            crawl=crawl,
+        )
+        walk = start_walk(url, options)
+        grouper = PathGrouper(depth)
+    except (UsageError, ValueError) as exc:
+        raise usage_error(exc) from None
+    # After Ctrl-C the groups so far are still the answer.
+    drain(
+        walk,
+        lambda batch: grouper.add_all(e.url for e in batch),
+        progress=not quiet and not as_json,
+    )
+    found = grouper.groups()
+    if as_json:
+        print_json(groups_json(found, walk, depth))
+    else:
+        stdout_console().print(groups_table(found, walk))
+        print_summary(walk.report, as_json=False, quiet=quiet)
+    raise typer.Exit(exit_code(walk.report))
