@@ -508,6 +508,23 @@ async def test_a_shared_fetcher_is_used_and_left_open(site: Site) -> None:
     assert again.info is not None and again.info.title == "/a"
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("config", {"timeout": 5}),
+        ("robots", "User-agent: *"),
+        ("render", "yes"),
+        ("read_robots", 1),
+        ("ssrf_guard", None),
+        ("prefix", b"/docs/"),
+        ("chromium", 42),
+    ],
+)
+def test_crawl_options_name_the_bad_option(name: str, value: object) -> None:
+    with pytest.raises(UsageError, match=name):
+        CrawlOptions(**{name: value})  # type: ignore[arg-type]
+
+
 def test_bad_arguments_are_usage_errors() -> None:
     with pytest.raises(UsageError):
         Crawler("ftp://example.com/")
