@@ -17,6 +17,7 @@ from sitescout._crawl import (
     MAX_PAGES,
     CrawledPage,
     Crawler,
+    CrawlOptions,
     CrawlReport,
     SitemapFound,
     fetch_page,
@@ -50,7 +51,8 @@ def robots(site: Site, text: str) -> None:
 async def crawl(
     site: Site, path: str = "/", **kwargs: Any
 ) -> tuple[list[CrawledPage], list[SitemapFound], CrawlReport]:
-    crawler = Crawler(site.url + path, config=kwargs.pop("config", FAST), **kwargs)
+    kwargs.setdefault("config", FAST)
+    crawler = Crawler(site.url + path, CrawlOptions(**kwargs))
     pages: list[CrawledPage] = []
     sitemaps: list[SitemapFound] = []
     async for event in crawler:
@@ -402,7 +404,7 @@ async def test_failures_are_recorded_and_the_crawl_goes_on(
 
 
 async def test_closed_port_is_a_network_error() -> None:
-    crawler = Crawler("http://127.0.0.1:9/", config=FetchConfig(timeout=2, retries=0))
+    crawler = Crawler("http://127.0.0.1:9/", CrawlOptions(config=FetchConfig(timeout=2, retries=0)))
     events = [e async for e in crawler]
     assert [(type(e).__name__, getattr(e, "error_class", None)) for e in events] == [
         ("CrawledPage", "NetworkError")
@@ -437,7 +439,7 @@ async def test_consumer_leaving_early_stops_the_crawl(site: Site) -> None:
     add_page(site, "/", *[f"/p{i}" for i in range(100)])
     for i in range(100):
         add_page(site, f"/p{i}")
-    crawler = Crawler(site.url + "/", config=FAST, concurrency=2)
+    crawler = Crawler(site.url + "/", CrawlOptions(config=FAST, concurrency=2))
     async for event in crawler:
         assert isinstance(event, CrawledPage)
         break
@@ -506,12 +508,32 @@ async def test_a_shared_fetcher_is_used_and_left_open(site: Site) -> None:
     assert again.info is not None and again.info.title == "/a"
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("config", {"timeout": 5}),
+        ("robots", "User-agent: *"),
+        ("render", "yes"),
+        ("read_robots", 1),
+        ("ssrf_guard", None),
+        ("prefix", b"/docs/"),
+        ("chromium", 42),
+    ],
+)
+def test_crawl_options_name_the_bad_option(name: str, value: object) -> None:
+    with pytest.raises(UsageError, match=name):
+        CrawlOptions(**{name: value})  # type: ignore[arg-type]
+
+
 def test_bad_arguments_are_usage_errors() -> None:
     with pytest.raises(UsageError):
         Crawler("ftp://example.com/")
-    with pytest.raises(UsageError):
-        Crawler("https://example.com/", max_pages=0)
-    assert Crawler("https://example.com/", max_pages=5000, max_depth=10).max_pages == MAX_PAGES
+    with pytest.raises(UsageError, match="max_pages"):
+        CrawlOptions(max_pages=0)
+    with pytest.raises(UsageError, match="options"):
+        Crawler("https://example.com/", {"max_pages": 5})  # type: ignore[arg-type]
+    many = Crawler("https://example.com/", CrawlOptions(max_pages=5000, max_depth=10))
+    assert (many.max_pages, many.max_depth) == (MAX_PAGES, 3)
 
 
 # -- JavaScript-built links (a real Chromium) ------------------------------------------------------

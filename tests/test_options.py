@@ -30,7 +30,7 @@ from sitescout import (
     iter_urls,
     walk,
 )
-from sitescout._crawl import Crawler
+from sitescout._crawl import Crawler, CrawlOptions
 
 from .server import Site, urlset
 
@@ -268,12 +268,13 @@ def test_walk_keywords_either_accept_or_raise_usage_error(name: str, value: obje
 )
 def test_crawler_names_the_bad_number(name: str, value: object) -> None:
     with pytest.raises(UsageError, match=name):
-        Crawler("https://example.com/", **{name: value})  # type: ignore[arg-type]
+        CrawlOptions(**{name: value})  # type: ignore[arg-type]
 
 
 def test_crawler_takes_a_spent_deadline() -> None:
     # The walk hands over what is left of its own deadline, which may already be used up.
-    assert Crawler("https://example.com/", deadline=-0.5).deadline == -0.5
+    crawler = Crawler("https://example.com/", CrawlOptions(deadline=-0.5))
+    assert crawler.options.deadline == -0.5
 
 
 def test_cli_unwritable_output_exits_2_before_any_request(site: Site, tmp_path: Path) -> None:

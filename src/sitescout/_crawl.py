@@ -1,6 +1,6 @@
 """The link crawl (§10): breadth-first from the start URL when a site has no sitemap.
 
-`Crawler(start_url, ...)` is an async iterable of events:
+`Crawler(start_url, CrawlOptions(...))` is an async iterable of events:
 
 * `CrawledPage` - one page fetched (or failed: `error` and `error_class`, §12 classes), with its
   depth (the start URL is depth 0), title, canonical and link counts;
@@ -23,8 +23,8 @@ Rules, in the order a link meets them (`_consider`):
 4. Depth: pages deeper than `max_depth` are not requested (counted in the report). Sitemap
    candidates on a page at the last depth are still sniffed: they are documents, not pages.
 5. robots.txt: `Disallow`/`Allow` for our user agent (the token of the UA actually sent) - a
-   disallowed URL never reaches the server. `Crawl-delay` serializes the crawl and spaces requests
-   from the end of one to the start of the next (capped at `MAX_CRAWL_DELAY`).
+   disallowed URL never reaches the server. `Crawl-delay` serializes the crawl (`_http.Pacer`:
+   from the end of one request to the start of the next, capped at `MAX_CRAWL_DELAY`).
 
 Limits that bind whatever the caller asks (§10): at most `MAX_PAGES` (200) fetches - pages and
 sitemap sniffs alike; robots.txt excepted - and depth at most `MAX_DEPTH` (3). A failure never
@@ -38,14 +38,13 @@ rendered (`Renderer`) HTML.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import math
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ._discover import read_robots
 from ._errors import (
@@ -57,9 +56,10 @@ from ._errors import (
     check_whole,
 )
 from ._html import MAX_HTML_BYTES, PageInfo, looks_like_html, parse_page
-from ._http import AddressGuard, FetchConfig, Fetcher, Response
+from ._http import MAX_CRAWL_DELAY, AddressGuard, FetchConfig, Fetcher, Pacer, Response
 from ._models import SITEMAP_KINDS, CrawledPage, CrawlEvent, CrawlReport, SitemapFound
 from ._parse import SitemapParser
+from ._pool import Pool
 from ._render import Renderer
 from ._robots import Robots
 from ._urls import (
@@ -78,6 +78,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_PAGES",
     "CrawlEvent",
+    "CrawlOptions",
     "CrawlReport",
     "CrawledPage",
     "Crawler",
@@ -90,7 +91,6 @@ log = logging.getLogger(__name__)
 
 MAX_PAGES = 200  # §10: "at most 200 visited pages regardless of the cap"
 MAX_DEPTH = 3
-MAX_CRAWL_DELAY = 60.0
 HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.5"
 # Content types whose body is never read: no page, no sitemap can hide in them.
 _NO_BODY_TYPES = (
@@ -282,96 +282,89 @@ class _Item:
     probe: bool = False  # a sitemap candidate: sniff only
 
 
-class _Done:
-    """Sentinel closing the event queue."""
-
-
-class _Pacer:
-    """Crawl-delay: one request at a time, `delay` seconds from the end of one to the next."""
-
-    def __init__(self, delay: float | None) -> None:
-        self.delay = delay or 0.0
-        self._lock = asyncio.Lock()
-        self._next = 0.0
-
-    @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        if not self.delay:
-            yield
-            return
-        async with self._lock:
-            wait = self._next - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            try:
-                yield
-            finally:
-                self._next = time.monotonic() + self.delay
-
-
-class Crawler:
-    """A breadth-first crawl of one site; iterate it (`async for event in crawler`) once.
+@dataclass(frozen=True, slots=True)
+class CrawlOptions:
+    """Everything that shapes one crawl besides its start URL; checked when made.
 
     `robots`: rules already read by discovery; when None and `read_robots` is true, the crawler
-    reads `<origin>/robots.txt` itself. `fetcher`: share the caller's client (its guard and
-    per-host limits); by default the crawler opens its own, with an HTML `Accept` header and the
-    SSRF guard rooted at `start_url` (unless `ssrf_guard=False`). `prefix`: follow only links
-    whose path starts with it (the base path). `deadline`: seconds after which no new page is
-    requested.
+    reads `<origin>/robots.txt` itself. `config`: for the crawler's own client (default: the
+    shared fetcher's, else `FetchConfig()`), with an HTML `Accept` header and the SSRF guard
+    rooted at the start URL unless `ssrf_guard` is false. `prefix`: follow only links whose path
+    starts with it (the base path). `deadline`: seconds after which no new page is requested.
+    `max_pages` and `max_depth` above `MAX_PAGES` and `MAX_DEPTH` are lowered to them.
     """
 
-    def __init__(
-        self,
-        start_url: str,
-        *,
-        config: FetchConfig | None = None,
-        max_pages: int = MAX_PAGES,
-        max_depth: int = MAX_DEPTH,
-        concurrency: int = 4,
-        render: bool = False,
-        robots: Robots | None = None,
-        read_robots: bool = True,
-        fetcher: Fetcher | None = None,
-        ssrf_guard: bool = True,
-        prefix: str | None = None,
-        deadline: float | None = None,
-        chromium: str | None = None,
-    ) -> None:
-        if not is_http_url(start_url):
-            raise UsageError(f"not an http(s) URL: {start_url!r}")
-        check_whole("max_pages", max_pages, low=1)
-        check_whole("max_depth", max_depth, low=0)
-        check_whole("concurrency", concurrency, low=1)
+    config: FetchConfig | None = None
+    max_pages: int = MAX_PAGES
+    max_depth: int = MAX_DEPTH
+    concurrency: int = 4
+    render: bool = False
+    robots: Robots | None = None
+    read_robots: bool = True
+    ssrf_guard: bool = True
+    prefix: str | None = None
+    deadline: float | None = None
+    chromium: str | None = None  # the browser for `render` (default: found on the system)
+
+    def __post_init__(self) -> None:
+        check_whole("max_pages", self.max_pages, low=1)
+        check_whole("max_depth", self.max_depth, low=0)
+        check_whole("concurrency", self.concurrency, low=1)
         # A spent deadline is fine (the walk passes what is left of its own); NaN never expires.
+        deadline = self.deadline
         if deadline is not None and (
             isinstance(deadline, bool)
             or not isinstance(deadline, int | float)
             or math.isnan(deadline)
         ):
             raise UsageError(f"deadline must be a number of seconds, got {deadline!r}")
+        for name, kind in (("config", FetchConfig), ("robots", Robots)):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, kind):
+                raise UsageError(f"{name} must be a {kind.__name__} or None, got {value!r}")
+        for name in ("render", "read_robots", "ssrf_guard"):
+            if not isinstance(getattr(self, name), bool):
+                raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name in ("prefix", "chromium"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise UsageError(f"{name} must be a string or None, got {value!r}")
+
+
+class Crawler:
+    """A breadth-first crawl of one site; iterate it (`async for event in crawler`) once.
+
+    `fetcher`: share the caller's client (its guard and per-host limits) instead of opening one;
+    it is left open.
+    """
+
+    def __init__(
+        self,
+        start_url: str,
+        options: CrawlOptions | None = None,
+        *,
+        fetcher: Fetcher | None = None,
+    ) -> None:
+        if not is_http_url(start_url):
+            raise UsageError(f"not an http(s) URL: {start_url!r}")
+        if options is not None and not isinstance(options, CrawlOptions):
+            raise UsageError(f"options must be a CrawlOptions, got {options!r}")
+        self.options = opts = options or CrawlOptions()
         self.start_url = normalize_url(start_url)
-        self.config = config or (fetcher.config if fetcher else FetchConfig())
-        self.max_pages = min(max_pages, MAX_PAGES)
-        self.max_depth = min(max_depth, MAX_DEPTH)
-        self.concurrency = concurrency
-        self.render = render
-        self.robots = robots
-        self.read_robots = read_robots
-        self.prefix = prefix
-        self.deadline = deadline
-        self.chromium = chromium
+        self.config = opts.config or (fetcher.config if fetcher else FetchConfig())
+        self.max_pages = min(opts.max_pages, MAX_PAGES)
+        self.max_depth = min(opts.max_depth, MAX_DEPTH)
+        self.robots = opts.robots
         self.report = CrawlReport(start_url=self.start_url)
         self._own_fetcher = fetcher is None
         self._fetcher = fetcher
-        self._ssrf_guard = ssrf_guard
         self._renderer: Renderer | None = None
         self._site = self.start_url
         self._seen: set[str] = set()  # dedup keys queued or dropped
         self._read: set[str] = set()  # dedup keys of URLs fetched and of where they led
         self._beyond: set[str] = set()
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
-        self._out: asyncio.Queue[CrawlEvent | type[_Done]] = asyncio.Queue(maxsize=16)
-        self._pacer = _Pacer(None)
+        self._pool: Pool[_Item, CrawlEvent] = Pool(self._visit, self._failed, out_size=16)
+        self._pacer = Pacer(None)
         self._robots_ours = False  # read by the crawler itself (not given by the caller)
         self._started = False
         self._t0 = 0.0
@@ -384,80 +377,56 @@ class Crawler:
 
     async def _events(self) -> AsyncIterator[CrawlEvent]:
         self._t0 = time.monotonic()
-        driver = asyncio.create_task(self._drive())
         try:
-            while True:
-                item = await self._out.get()
-                if item is _Done:
-                    break
-                assert isinstance(item, CrawledPage | SitemapFound)
-                yield item
-            await driver  # surfaces a setup error (no browser) or a bug in the driver
+            # A setup error (no browser) or a bug in the driver surfaces here.
+            async with contextlib.aclosing(self._pool.run(self._run)) as events:
+                async for event in events:
+                    yield event
         finally:
-            if not driver.done():
-                driver.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await driver
             self.report.elapsed = time.monotonic() - self._t0
 
-    async def _drive(self) -> None:
-        try:
-            await self._run()
-        except asyncio.CancelledError:
-            raise  # the consumer left: nobody waits for the end marker
-        except BaseException:
-            await self._out.put(_Done)
-            raise
-        await self._out.put(_Done)
-
     async def _run(self) -> None:
+        opts = self.options
         async with AsyncExitStack() as stack:
             fetcher = self._fetcher
             if fetcher is None:
-                guard = AddressGuard(self.start_url) if self._ssrf_guard else None
+                guard = AddressGuard(self.start_url) if opts.ssrf_guard else None
                 fetcher = Fetcher(self.config, guard=guard, accept=HTML_ACCEPT)
                 self._fetcher = await stack.enter_async_context(fetcher)
-            if self.render:
+            if opts.render:
                 renderer = Renderer(
                     guard=fetcher.guard,
-                    executable=self.chromium,
+                    executable=opts.chromium,
                     user_agent=self.config.user_agent,
                     timeout=self.config.timeout,
-                    max_open=min(self.concurrency, self.config.per_host),
+                    max_open=min(opts.concurrency, self.config.per_host),
                 )
                 self._renderer = await stack.enter_async_context(renderer)
             await self._setup_robots(fetcher)
-            workers = 1 if self._pacer.delay else min(self.concurrency, self.config.per_host)
-            tasks = [asyncio.create_task(self._worker()) for _ in range(workers)]
-            try:
+            workers = 1 if self._pacer else min(opts.concurrency, self.config.per_host)
+            async with self._pool.workers(workers):
                 self._seed()
-                await self._queue.join()
-            finally:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await self._pool.join()
 
     async def _setup_robots(self, fetcher: Fetcher) -> None:
-        if self.robots is None and self.read_robots:
+        if self.robots is None and self.options.read_robots:
             self.robots, _resp = await read_robots(fetcher, self._site)
             self._robots_ours = True
         if self.robots is None:
             return
         self.report.robots_url = self.robots.url
-        delay = self.robots.crawl_delay
-        if delay is not None and delay > 0:
-            if delay > MAX_CRAWL_DELAY:
-                self.report.notes.append(
-                    f"robots.txt asks for Crawl-delay {delay:g} s; using {MAX_CRAWL_DELAY:g} s"
-                )
-                delay = MAX_CRAWL_DELAY
-            self.report.crawl_delay = delay
-            self._pacer = _Pacer(delay)
-            if self._own_fetcher and self._fetcher is not None:
-                # Retries come from inside one fetch: space them at least as far apart
-                # (backoff is jittered by 0.5-1.5x, hence twice the delay).
-                cfg = self._fetcher.config
-                self._fetcher.config = replace(cfg, backoff=max(cfg.backoff, 2 * delay))
+        pacer = Pacer(self.robots.crawl_delay)
+        if not pacer:
+            return
+        if pacer.capped:
+            self.report.notes.append(
+                f"robots.txt asks for Crawl-delay {self.robots.crawl_delay:g} s; "
+                f"using {pacer.delay:g} s"
+            )
+        self.report.crawl_delay = pacer.delay
+        self._pacer = pacer
+        if self._own_fetcher and self._fetcher is not None:
+            self._fetcher.config = pacer.config(self._fetcher.config)
 
     def _seed(self) -> None:
         url = self.start_url
@@ -466,23 +435,18 @@ class Crawler:
             self._disallow(url)
             self.report.notes.append(f"robots.txt disallows the start URL {url}")
             return
-        self._queue.put_nowait(_Item(url, 0, None))
+        self._pool.put(_Item(url, 0, None))
 
     # -- workers ---------------------------------------------------------------------------------
 
-    async def _worker(self) -> None:
-        while True:
-            item = await self._queue.get()
-            try:
-                await self._visit(item)
-            except Exception:  # a bug must not hang or end the crawl: record it and go on
-                log.exception("internal error crawling %s", item.url)
-                await self._emit_failure(item, "internal error", "InternalError")
-            finally:
-                self._queue.task_done()
+    async def _failed(self, item: _Item, exc: Exception) -> None:
+        """A bug while visiting one page: recorded as that page's failure, the crawl goes on."""
+        log.exception("internal error crawling %s", item.url)
+        await self._emit_failure(item, "internal error", "InternalError")
 
     def _may_fetch(self) -> bool:
-        if self.deadline is not None and time.monotonic() - self._t0 > self.deadline:
+        deadline = self.options.deadline
+        if deadline is not None and time.monotonic() - self._t0 > deadline:
             self.report.deadline_hit = True
         elif self.report.fetches >= self.max_pages:
             self.report.page_limit_hit = True
@@ -524,7 +488,7 @@ class Crawler:
             return
         self.report.sitemaps.append(final)
         log.info("sitemap found through a link: %s (on %s)", final, item.found_on)
-        await self._out.put(SitemapFound(final, item.url, item.depth, item.found_on, kind))
+        await self._pool.emit(SitemapFound(final, item.url, item.depth, item.found_on, kind))
 
     async def _page(self, item: _Item, final: str, fetched: PageFetch, already: bool) -> None:
         page = CrawledPage(
@@ -553,7 +517,7 @@ class Crawler:
         self.report.pages += 1
         if item.depth == 0 and site_key(final) != site_key(self._site):
             await self._move_to(final)
-        await self._out.put(page)
+        await self._pool.emit(page)
         if info is not None and not already and site_key(final) == site_key(self._site):
             for url in info.links_internal + info.links_external:
                 self._consider(url, item.depth + 1, final)
@@ -571,7 +535,7 @@ class Crawler:
         self.report.pages += 1
         page = CrawledPage(item.url, item.url, item.depth, item.found_on)
         page.error, page.error_class = message, error_class
-        await self._out.put(page)
+        await self._pool.emit(page)
 
     # -- the frontier ----------------------------------------------------------------------------
 
@@ -585,7 +549,8 @@ class Crawler:
             self._seen.add(key)
             self.report.filtered[verdict.reason] += 1
             return
-        if not probe and self.prefix is not None and not url_path(url).startswith(self.prefix):
+        prefix = self.options.prefix
+        if not probe and prefix is not None and not url_path(url).startswith(prefix):
             self._seen.add(key)
             self.report.filtered["outside-prefix"] += 1
             return
@@ -602,7 +567,7 @@ class Crawler:
         if self.robots is not None and not self.robots.allowed(url):
             self._disallow(url)
             return
-        self._queue.put_nowait(_Item(url, depth, found_on, probe))
+        self._pool.put(_Item(url, depth, found_on, probe))
 
     def _disallow(self, url: str) -> None:
         self.report.disallowed += 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
@@ -21,7 +20,7 @@ from urllib.parse import urlsplit
 
 from ._budget import Budgets, truncation_notice
 from ._errors import UsageError, check_whole
-from ._http import AddressGuard, FetchConfig, Fetcher
+from ._http import AddressGuard, FetchConfig, Fetcher, Pacer
 from ._locale import path_locale, require_locale
 from ._models import Entry, WalkReport
 from ._pages import PageOutcome, fetch_page
@@ -343,9 +342,9 @@ async def run_extract(
 ) -> RunResult:
     """Fetch every page of `plan.to_fetch` and record each outcome as it lands.
 
-    Pages run concurrently (at most `options.concurrency`, one at a time with a robots.txt
-    Crawl-delay). Cancellation (Ctrl-C) still closes the run in the crawl log. The project's
-    lock, taken by `plan_extract`, is released on every way out.
+    Pages run concurrently (at most `options.concurrency`; one at a time, spaced by `_http.Pacer`,
+    with a robots.txt Crawl-delay). Cancellation (Ctrl-C) still closes the run in the crawl log.
+    The project's lock, taken by `plan_extract`, is released on every way out.
     """
     try:
         return await _run(plan, options, user_choice, on_page)
@@ -371,12 +370,13 @@ async def _run(
             project.mark(slug, url, DISCOVERED, **refresh)
     project.flush()
     robots = plan.robots
-    delay = robots.crawl_delay if robots is not None else None
-    limit = 1 if delay else options.concurrency
-    gate = asyncio.Semaphore(limit)
-    last_start = [0.0]
+    # Crawl-delay paces the page fetches as it paces the link crawl: one at a time.
+    pacer = Pacer(robots.crawl_delay if robots is not None else None)
+    if pacer.capped:
+        log.info("robots.txt asks for a longer Crawl-delay; using %g s", pacer.delay)
+    gate = asyncio.Semaphore(options.concurrency)
     guard = AddressGuard(plan.url) if options.ssrf_guard else None
-    config = replace(options.fetch, retries=min(options.fetch.retries, 1))
+    config = pacer.config(replace(options.fetch, retries=min(options.fetch.retries, 1)))
 
     async def one(fetcher: Fetcher, renderer: Renderer | None, slug: str, url: str) -> None:
         if robots is not None and not robots.allowed(url):
@@ -386,12 +386,7 @@ async def _run(
             if on_page:
                 on_page(slug, None)
             return
-        async with gate:
-            if delay:
-                wait = last_start[0] + delay - time.monotonic()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                last_start[0] = time.monotonic()
+        async with gate, pacer.slot():
             try:
                 outcome = await fetch_page(fetcher, url, renderer)
             except Exception as exc:  # a bug in one page must not lose the others

@@ -916,3 +916,54 @@ def _describe(exc: BaseException) -> str:
     name = type(exc).__name__
     text = str(exc)
     return f"{name}: {text}" if text else name
+
+
+# -- Crawl-delay -----------------------------------------------------------------------------------
+
+# A robots.txt asking for more is obeyed up to this (an hour per page would never finish).
+MAX_CRAWL_DELAY = 60.0
+
+
+class Pacer:
+    """robots.txt `Crawl-delay`: one request at a time, `delay` seconds from the end of one to the
+    start of the next.
+
+    End to start, not start to start: it is the reading that can never be faster than the other
+    (a slow answer does not eat into the pause the site asked for), Yandex documents the directive
+    that way, and the batch suite checks the gap from the server's side as end to start. A delay
+    of None or 0 paces nothing; one above `MAX_CRAWL_DELAY` is capped (`capped` says so).
+    """
+
+    def __init__(self, delay: float | None) -> None:
+        asked = delay if delay is not None and delay > 0 else 0.0
+        self.delay = min(asked, MAX_CRAWL_DELAY)
+        self.capped = asked > MAX_CRAWL_DELAY
+        self._lock = asyncio.Lock()
+        self._next = 0.0
+
+    def __bool__(self) -> bool:
+        return self.delay > 0
+
+    def config(self, config: FetchConfig) -> FetchConfig:
+        """`config` with retries inside one fetch spaced at least as far apart as requests
+        (backoff is jittered by 0.5-1.5x, hence twice the delay)."""
+        from dataclasses import replace
+
+        if not self.delay or config.backoff >= 2 * self.delay:
+            return config
+        return replace(config, backoff=2 * self.delay)
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold while making one request: waits for the previous one's end plus the delay."""
+        if not self.delay:
+            yield
+            return
+        async with self._lock:
+            wait = self._next - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                yield
+            finally:
+                self._next = time.monotonic() + self.delay

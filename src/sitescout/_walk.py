@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ._budget import Budgets, BudgetTracker, order_children
 from ._core import Batch, SeenSet
-from ._crawl import Crawler, SitemapFound
+from ._crawl import Crawler, CrawlOptions, SitemapFound
 from ._discover import (
     WALK,
     WALK_CRAWL,
@@ -33,21 +33,16 @@ from ._discover import (
     TrySitemaps,
     fetch_robots,
 )
-from ._errors import ErrorClass, UsageError, check_whole
+from ._errors import UsageError, check_whole
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
+from ._ledger import WalkLedger
 from ._llms import SOURCE as LLMS
 from ._llms import LlmsLink
-from ._locale import (
-    base_prefix,
-    filter_children,
-    path_locale,
-    prefix_warning,
-    require_locale,
-    under_prefix,
-)
-from ._models import SITEMAP_KINDS, DocumentRecord, Entry, WalkReport
+from ._locale import base_prefix, filter_children, path_locale, require_locale
+from ._models import DocumentRecord, Entry, WalkReport
 from ._parse import SitemapParser
-from ._urls import document_key, is_http_url, looks_like_sitemap_url, origin_of, site_key
+from ._pool import Pool
+from ._urls import document_key, is_http_url, looks_like_sitemap_url, origin_of
 
 log = logging.getLogger(__name__)
 
@@ -112,10 +107,6 @@ def require_http_url(value: object, name: str) -> str:
     return value
 
 
-class _Done:
-    """Sentinel closing the batch queue."""
-
-
 class _DocumentSink:
     """Feeds one document's bytes to its parser and hands entries to the walk as they appear.
 
@@ -168,9 +159,11 @@ class Walk:
         self._budget = BudgetTracker(self.options.budgets)
         self._seen = SeenSet()
         self._visited: set[str] = set()
-        self._queue: asyncio.Queue[tuple[str, int, bool]] = asyncio.Queue()
+        # Documents as (url, depth, probe); batches go out through a small bounded queue.
+        self._pool: Pool[tuple[str, int, bool], list[Entry] | Batch] = Pool(
+            self._handle, self._failed, out_size=4
+        )
         self._probes: set[str] = set()
-        self._out: asyncio.Queue[list[Entry] | Batch | type[_Done]] = asyncio.Queue(maxsize=4)
         # Entries waiting to fill a batch: Python objects, or rows the native core holds.
         self._batch: list[Entry] = []
         self._rows = Batch()
@@ -183,13 +176,13 @@ class Walk:
         # directly implies no prefix.
         direct = self.options.sitemap is not None or looks_like_sitemap_url(url)
         self.prefix = None if direct else base_prefix(url)
-        self._site_key = site_key(url)
-        self.prefix_examined = 0
-        self.prefix_matched = 0
-        # llms.txt links under the base path, counted apart: the narrow-prefix warning names
-        # the source whose URLs missed it.
-        self.llms_examined = 0
-        self.llms_matched = 0
+        self._ledger = WalkLedger(
+            self.report,
+            self._budget,
+            site_url=url,
+            prefix=self.prefix,
+            max_document_bytes=self.options.fetch.max_document_bytes,
+        )
         # source="all": the llms.txt page links by URL and markdown URL, held (they are bounded)
         # until the sitemaps are walked, so that a sitemap entry can say llms.txt lists it too.
         self._llms_index: dict[str, LlmsLink] | None = None
@@ -217,49 +210,31 @@ class Walk:
         self._started = True
         return self._batches()
 
+    @property
+    def prefix_matched(self) -> int:
+        """Page URLs from the sitemaps found under the base path so far."""
+        return self._ledger.prefix_matched
+
     async def _batches(self) -> AsyncGenerator[list[Entry] | Batch, None]:
         start = time.monotonic()
-        driver = asyncio.create_task(self._drive())
         try:
-            while True:
-                item = await self._out.get()
-                if item is _Done:
-                    break
-                assert isinstance(item, (list, Batch))
-                yield item
-            await driver  # surfaces a bug in the driver instead of hiding it
+            # A bug in the driver surfaces here instead of being hidden.
+            async with contextlib.aclosing(self._pool.run(self._work)) as batches:
+                async for batch in batches:
+                    yield batch
         finally:
-            if not driver.done():
-                driver.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await driver
             self.report.elapsed = time.monotonic() - start
 
     # -- orchestration ----------------------------------------------------------------------------
-
-    async def _drive(self) -> None:
-        try:
-            await self._work()
-        except asyncio.CancelledError:
-            raise  # the consumer left (break, aclose): nobody is waiting for the end marker
-        except BaseException:
-            await self._out.put(_Done)
-            raise
-        await self._out.put(_Done)
 
     async def _work(self) -> None:
         opts = self.options
         guard = AddressGuard(self.url) if opts.ssrf_guard else None
         async with Fetcher(opts.fetch, guard=guard) as fetcher:
             self._fetcher = fetcher
-            workers = [asyncio.create_task(self._worker()) for _ in range(opts.concurrency)]
-            try:
+            async with self._pool.workers(opts.concurrency):
                 await self._run_discovery(fetcher)
-            finally:
-                for w in workers:
-                    w.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
-        self._finish()
+        self._ledger.finish()
         await self._flush_entries()
         await self._flush_rows()
 
@@ -278,7 +253,7 @@ class Walk:
                 self.report.notes.append(
                     f"no page URL under {self.prefix} in the site's sitemaps; trying {sub}"
                 )
-                await self._queue.join()
+                await self._pool.join()
 
     async def _discover_and_walk(self, fetcher: Fetcher) -> None:
         source = self.options.source
@@ -339,7 +314,7 @@ class Walk:
         links = await reader.read()
         summary = self.report.llms = reader.summary
         if reader.stopped:
-            self._budget_bound()
+            self._ledger.budget_bound()
         if summary.url is None:
             return []
         self.report.notes.append(
@@ -353,30 +328,18 @@ class Walk:
         if self.prefix is None:
             summary.in_scope = len(links)
             return links
-        kept = []
-        for link in links:
-            self.llms_examined += 1
-            if under_prefix(link.url, self.prefix):
-                kept.append(link)
-        self.llms_matched = summary.in_scope = len(kept)
+        kept = [link for link in links if self._ledger.llms_in_scope(link.url)]
+        summary.in_scope = len(kept)
         return kept
 
     def _llms_gate(self) -> bool:
         return not self._stop_urls and self._budget.try_fetch()
 
     def _llms_fetched(self, url: str, depth: int, resp: Response, why: str | None) -> None:
-        record = DocumentRecord(url=url, depth=depth, kind="llms")
-        record.status, record.final_url = resp.status, resp.final_url
-        record.bytes, record.duration = resp.bytes, resp.elapsed
-        record.error = why
-        if why is not None:
-            # A missing or unusable llms.txt is an answer, like a missing well-known sitemap.
-            record.error_class = resp.error.error_class if resp.error else "NotAnLlmsFile"
-            self.report.notes.append(f"llms.txt {url}: {why}")
-        self.report.documents.append(record)
+        self._ledger.settle_llms(url, depth, resp, why)
         if self._deadline_cut(resp):
             self._budget.mark_hit("deadline")
-            self._budget_bound()
+            self._ledger.budget_bound()
         self._budget.add_bytes(resp.bytes)
         self.report.bytes += resp.bytes
 
@@ -446,14 +409,13 @@ class Walk:
                     return Tried(False)  # already walked, and it was not a sitemap
                 self._probes.add(url)
             self._enqueue(url, 1)
-        await self._queue.join()
+        await self._pool.join()
         return Tried(self._any_root_was_sitemap(list(step.urls)))
 
     async def _crawl(self) -> None:
         """§10: find pages by following links from the URL; sitemaps met on the way are walked."""
         found = self.discovery
-        crawler = Crawler(
-            self.url,
+        options = CrawlOptions(
             config=self.options.fetch,
             robots=found.robots if found is not None else None,
             read_robots=found is None or found.robots_status is None,
@@ -463,6 +425,7 @@ class Walk:
             prefix=self.prefix,
             deadline=self._budget.deadline_left(),
         )
+        crawler = Crawler(self.url, options)
         report = self.report
         report.crawl = crawler.report
         report.source, report.source_url = "bfs", crawler.start_url
@@ -490,34 +453,27 @@ class Walk:
             await self._emit(self._fresh([page]))
             if self._stop_urls:
                 break
-        await self._queue.join()
+        await self._pool.join()
 
     def _any_root_was_sitemap(self, urls: list[str]) -> bool:
-        wanted = {document_key(u) for u in urls}
-        return any(
-            d.kind in SITEMAP_KINDS and d.error_class in (None, "TimeoutError", "NetworkError")
-            for d in self.report.documents
-            if d.depth == 1 and document_key(d.url) in wanted
-        )
+        return self._ledger.any_root_was_sitemap(urls)
 
     def _enqueue(self, url: str, depth: int) -> bool:
         key = document_key(url)
         if key in self._visited:
             return False
         self._visited.add(key)
-        self._queue.put_nowait((url, depth, url in self._probes))
+        self._pool.put((url, depth, url in self._probes))
         return True
 
-    async def _worker(self) -> None:
-        while True:
-            url, depth, probe = await self._queue.get()
-            try:
-                await self._document(url, depth, probe)
-            except Exception:  # a bug must not hang the walk: record it and go on
-                log.exception("internal error walking %s", url)
-                self._record_failure(DocumentRecord(url, depth), "internal error", "InternalError")
-            finally:
-                self._queue.task_done()
+    async def _handle(self, item: tuple[str, int, bool]) -> None:
+        await self._document(*item)
+
+    async def _failed(self, item: tuple[str, int, bool], exc: Exception) -> None:
+        """A bug while walking one document: recorded as its failure, the walk goes on."""
+        url, depth, _probe = item
+        log.exception("internal error walking %s", url)
+        self._ledger.record_failure(DocumentRecord(url, depth), "internal error", "InternalError")
 
     # -- one document ---------------------------------------------------------------------------
 
@@ -529,7 +485,7 @@ class Walk:
             self._url_limit_reached()
             return
         if not self._budget.try_fetch():
-            self._budget_bound()
+            self._ledger.budget_bound()
             return
         record = DocumentRecord(url=url, depth=depth)
         self.report.documents.append(record)
@@ -543,7 +499,7 @@ class Walk:
         resp = await self._fetcher.fetch(url, sink_for, time_limit=time_limit)
         if self._deadline_cut(resp):
             self._budget.mark_hit("deadline")
-            self._budget_bound()
+            self._ledger.budget_bound()
         parser = sinks[-1].parser if sinks else None
         if parser is not None:
             if resp.error is None or resp.error.error_class != "TimeoutError":
@@ -554,7 +510,7 @@ class Walk:
                 await self._absorb(parser)
                 await asyncio.sleep(0)
             await self._absorb(parser)
-        self._settle(record, resp, parser, probe)
+        self._ledger.settle(record, resp, parser, probe)
         if parser is not None and parser.kind == "sitemapindex":
             self._children(record, parser)
         self._budget.add_bytes(resp.bytes)
@@ -576,45 +532,6 @@ class Walk:
         cap = self.options.fetch.timeout
         return cap if left is None else max(0.05, min(cap, left))
 
-    def _settle(
-        self, record: DocumentRecord, resp: Response, parser: SitemapParser | None, probe: bool
-    ) -> None:
-        record.status, record.final_url = resp.status, resp.final_url
-        record.bytes, record.duration, record.truncated = resp.bytes, resp.elapsed, resp.truncated
-        if parser is not None:
-            record.kind = parser.kind
-            for note in parser.notes:
-                self.report.notes.append(f"{resp.final_url}: {note}")
-        if resp.truncated:
-            cap = self.options.fetch.max_document_bytes
-            self.report.warn(f"{resp.final_url}: cut at the {cap}-byte document limit")
-            self.report.mark_partial("a document exceeded the size limit")
-        if probe and (resp.error is not None or not (parser and parser.is_sitemap)):
-            # A well-known path that is missing or not a sitemap is an answer, not a failure.
-            record.error = str(resp.error) if resp.error else "not a sitemap"
-            record.error_class = resp.error.error_class if resp.error else "NotASitemap"
-            self.report.notes.append(f"well-known {record.url}: {record.error}")
-        elif resp.error is not None:
-            self._record_failure(record, str(resp.error), resp.error.error_class)
-        elif parser is not None and parser.kind == "not-a-sitemap":
-            why = next((n for n in parser.notes if n.startswith("not a sitemap")), "not a sitemap")
-            self._record_failure(record, why, "NotASitemap", partial=record.depth > 1)
-        elif parser is not None and parser.errors:
-            what = "malformed text sitemap" if parser.kind == "text" else "malformed XML"
-            record.error = f"{what}: " + "; ".join(parser.errors[:3])
-            record.error_class = None
-            self.report.errors.append(record)
-        log.debug("document %s: %s %s %d bytes", record.url, record.status, record.kind, resp.bytes)
-
-    def _record_failure(
-        self, record: DocumentRecord, message: str, error_class: ErrorClass, *, partial: bool = True
-    ) -> None:
-        record.error, record.error_class = message, error_class
-        self.report.errors.append(record)
-        log.warning("sitemap %s failed: %s", record.url, message)
-        if partial:
-            self.report.mark_partial("some sitemap documents failed")
-
     def _children(self, record: DocumentRecord, parser: SitemapParser) -> None:
         children = self._pending_children.pop(id(parser), [])
         record.children = len(children)
@@ -623,7 +540,7 @@ class Walk:
         if not self._budget.depth_allows_children(record.depth):
             self._budget.drop_children(len(children))
             self.report.dropped_children += len(children)
-            self._budget_bound()
+            self._ledger.budget_bound()
             return
         if self.options.filter_locales:
             result = filter_children(children, self._preferred_locale)
@@ -684,7 +601,7 @@ class Walk:
             if not seen_add(entry.url):
                 report.duplicates += 1
                 continue
-            if prefix is not None and not self._in_scope(entry.url):
+            if prefix is not None and not self._ledger.in_scope(entry.url):
                 continue
             if index is not None:
                 self._mark_sources(entry, index)
@@ -708,7 +625,7 @@ class Walk:
             for alt in entry.alternates:
                 if not self._seen.add(alt.url):
                     continue
-                if self.prefix is not None and not self._in_scope(alt.url):
+                if self.prefix is not None and not self._ledger.in_scope(alt.url):
                     continue
                 alternate = Entry(
                     url=alt.url,
@@ -743,17 +660,17 @@ class Walk:
         while len(self._rows) >= BATCH_SIZE:
             full = self._rows
             self._rows = full.split_off(BATCH_SIZE)
-            await self._out.put(full)
+            await self._pool.emit(full)
 
     async def _flush_rows(self) -> None:
         if self._rows:
             rows, self._rows = self._rows, Batch()
-            await self._out.put(rows)
+            await self._pool.emit(rows)
 
     async def _flush_entries(self) -> None:
         if self._batch:
             batch, self._batch = self._batch, []
-            await self._out.put(batch)
+            await self._pool.emit(batch)
 
     async def _emit(self, entries: Iterator[Entry]) -> None:
         await self._flush_rows()
@@ -776,51 +693,14 @@ class Walk:
                 report.alternates += 1
             if len(batch) >= BATCH_SIZE:
                 self._batch = []
-                await self._out.put(batch)
+                await self._pool.emit(batch)
                 batch = self._batch
         self._batch = batch
-
-    def _in_scope(self, url: str) -> bool:
-        assert self.prefix is not None
-        if site_key(url) != self._site_key:
-            return False
-        self.prefix_examined += 1
-        if under_prefix(url, self.prefix):
-            self.prefix_matched += 1
-            return True
-        return False
 
     def _url_limit_reached(self) -> None:
         self._stop_urls = True
         self._budget.mark_hit("max_urls")
-        self._budget_bound()
-
-    def _budget_bound(self) -> None:
-        for warning in self._budget.warnings:
-            self.report.warn(warning)
-        for name in self._budget.hit:
-            if name not in self.report.budgets_hit:
-                self.report.budgets_hit.append(name)
-        self.report.mark_partial("a walk budget was reached")
-
-    def _finish(self) -> None:
-        if self._budget.hit:
-            self._budget_bound()
-        if self.prefix is not None:
-            for source, matched, examined in (
-                ("Sitemap", self.prefix_matched, self.prefix_examined),
-                (LLMS, self.llms_matched, self.llms_examined),
-            ):
-                warning = prefix_warning(self.prefix, matched, examined, source=source)
-                if warning is not None:
-                    self.report.warn(warning)
-        # The depth warning names the final count, so refresh it last.
-        self.report.warnings = [
-            w for w in self.report.warnings if not w.startswith("Sitemap depth")
-        ]
-        self.report.warnings.extend(
-            w for w in self._budget.warnings if w.startswith("Sitemap depth")
-        )
+        self._ledger.budget_bound()
 
 
 class SyncEntries(Iterator[Entry]):

@@ -1,0 +1,177 @@
+"""The walk's ledger (§5, §7): what each fetched document means for the report, with no I/O.
+
+`Walk` fetches and parses; every decision about what a document's answer means is taken here,
+synchronously, so that it can be tested with hand-made records and responses:
+
+* `settle` a fetched sitemap document: its kind, notes, the size cap, a probe (well-known path)
+  that did not answer as an answer rather than a failure, failure classes and partial marks;
+* `settle_llms` an llms.txt fetch the same way;
+* base-path scope (§7): which page URLs are under the prefix, counted per source for the
+  narrow-prefix warning;
+* whether any root document turned out to be a sitemap (discovery moves on when none did);
+* `finish`: budget warnings, the narrow-prefix warnings and the depth warning, in report order.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from ._budget import BudgetTracker
+from ._errors import ErrorClass
+from ._llms import SOURCE as LLMS
+from ._locale import prefix_warning, under_prefix
+from ._models import SITEMAP_KINDS, DocumentRecord, WalkReport
+from ._urls import document_key, site_key
+
+if TYPE_CHECKING:
+    from ._http import Response
+    from ._parse import SitemapParser
+
+__all__ = ["WalkLedger", "document_key"]
+
+log = logging.getLogger(__name__)
+
+# A root that failed this way may still be a sitemap: discovery does not try the next source.
+_TRANSIENT = (None, "TimeoutError", "NetworkError")
+_DEPTH_WARNING = "Sitemap depth"
+
+
+class WalkLedger:
+    """Books one walk's documents and scope counts into its `WalkReport`."""
+
+    def __init__(
+        self,
+        report: WalkReport,
+        budget: BudgetTracker,
+        *,
+        site_url: str,
+        prefix: str | None,
+        max_document_bytes: int,
+    ) -> None:
+        self.report = report
+        self.budget = budget
+        self.prefix = prefix  # §7: only page URLs under it are yielded; None: all
+        self.max_document_bytes = max_document_bytes
+        self._site_key = site_key(site_url)
+        self.prefix_examined = 0
+        self.prefix_matched = 0
+        # llms.txt links under the base path, counted apart: the narrow-prefix warning names
+        # the source whose URLs missed it.
+        self.llms_examined = 0
+        self.llms_matched = 0
+
+    # -- scope ------------------------------------------------------------------------------------
+
+    def in_scope(self, url: str) -> bool:
+        """Whether a sitemap's page URL is under the base path; other sites are not counted."""
+        assert self.prefix is not None
+        if site_key(url) != self._site_key:
+            return False
+        self.prefix_examined += 1
+        if under_prefix(url, self.prefix):
+            self.prefix_matched += 1
+            return True
+        return False
+
+    def llms_in_scope(self, url: str) -> bool:
+        """Whether an llms.txt link (already same-site) is under the base path."""
+        assert self.prefix is not None
+        self.llms_examined += 1
+        if under_prefix(url, self.prefix):
+            self.llms_matched += 1
+            return True
+        return False
+
+    # -- documents --------------------------------------------------------------------------------
+
+    def settle(
+        self, record: DocumentRecord, resp: Response, parser: SitemapParser | None, probe: bool
+    ) -> None:
+        """Book a fetched sitemap document (already in `report.documents`) and its outcome."""
+        report = self.report
+        record.status, record.final_url = resp.status, resp.final_url
+        record.bytes, record.duration, record.truncated = resp.bytes, resp.elapsed, resp.truncated
+        if parser is not None:
+            record.kind = parser.kind
+            for note in parser.notes:
+                report.notes.append(f"{resp.final_url}: {note}")
+        if resp.truncated:
+            cap = self.max_document_bytes
+            report.warn(f"{resp.final_url}: cut at the {cap}-byte document limit")
+            report.mark_partial("a document exceeded the size limit")
+        if probe and (resp.error is not None or not (parser and parser.is_sitemap)):
+            # A well-known path that is missing or not a sitemap is an answer, not a failure.
+            record.error = str(resp.error) if resp.error else "not a sitemap"
+            record.error_class = resp.error.error_class if resp.error else "NotASitemap"
+            report.notes.append(f"well-known {record.url}: {record.error}")
+        elif resp.error is not None:
+            self.record_failure(record, str(resp.error), resp.error.error_class)
+        elif parser is not None and parser.kind == "not-a-sitemap":
+            why = next((n for n in parser.notes if n.startswith("not a sitemap")), "not a sitemap")
+            self.record_failure(record, why, "NotASitemap", partial=record.depth > 1)
+        elif parser is not None and parser.errors:
+            what = "malformed text sitemap" if parser.kind == "text" else "malformed XML"
+            record.error = f"{what}: " + "; ".join(parser.errors[:3])
+            record.error_class = None
+            report.errors.append(record)
+        log.debug("document %s: %s %s %d bytes", record.url, record.status, record.kind, resp.bytes)
+
+    def record_failure(
+        self, record: DocumentRecord, message: str, error_class: ErrorClass, *, partial: bool = True
+    ) -> None:
+        record.error, record.error_class = message, error_class
+        self.report.errors.append(record)
+        log.warning("sitemap %s failed: %s", record.url, message)
+        if partial:
+            self.report.mark_partial("some sitemap documents failed")
+
+    def settle_llms(self, url: str, depth: int, resp: Response, why: str | None) -> None:
+        """Book one llms.txt fetch; `why` says why it is unusable (None: it was read)."""
+        record = DocumentRecord(url=url, depth=depth, kind="llms")
+        record.status, record.final_url = resp.status, resp.final_url
+        record.bytes, record.duration = resp.bytes, resp.elapsed
+        record.error = why
+        if why is not None:
+            # A missing or unusable llms.txt is an answer, like a missing well-known sitemap.
+            record.error_class = resp.error.error_class if resp.error else "NotAnLlmsFile"
+            self.report.notes.append(f"llms.txt {url}: {why}")
+        self.report.documents.append(record)
+
+    def any_root_was_sitemap(self, urls: list[str]) -> bool:
+        """Whether any of these root documents answered as a sitemap (or may have: a timeout or a
+        network error is not proof that it is not one)."""
+        wanted = {document_key(u) for u in urls}
+        return any(
+            d.kind in SITEMAP_KINDS and d.error_class in _TRANSIENT
+            for d in self.report.documents
+            if d.depth == 1 and document_key(d.url) in wanted
+        )
+
+    # -- the report -------------------------------------------------------------------------------
+
+    def budget_bound(self) -> None:
+        """A budget bound: its warnings and name into the report, which becomes partial."""
+        for warning in self.budget.warnings:
+            self.report.warn(warning)
+        for name in self.budget.hit:
+            if name not in self.report.budgets_hit:
+                self.report.budgets_hit.append(name)
+        self.report.mark_partial("a walk budget was reached")
+
+    def finish(self) -> None:
+        """The closing warnings, once every document is settled."""
+        report = self.report
+        if self.budget.hit:
+            self.budget_bound()
+        if self.prefix is not None:
+            for source, matched, examined in (
+                ("Sitemap", self.prefix_matched, self.prefix_examined),
+                (LLMS, self.llms_matched, self.llms_examined),
+            ):
+                warning = prefix_warning(self.prefix, matched, examined, source=source)
+                if warning is not None:
+                    report.warn(warning)
+        # The depth warning names the final count, so refresh it last.
+        report.warnings = [w for w in report.warnings if not w.startswith(_DEPTH_WARNING)]
+        report.warnings.extend(w for w in self.budget.warnings if w.startswith(_DEPTH_WARNING))
