@@ -66,7 +66,6 @@ from ._api import (
 from ._batch import SiteResult, batch
 from ._budget import Budgets
 from ._core import Batch
-from ._crawl import CrawlReport
 from ._discover import Discovery
 from ._errors import (
     BlockedAddressError,
@@ -87,6 +86,7 @@ from ._groups import PathGroup, group_by_path_prefix
 from ._http import FetchConfig
 from ._models import (
     Alternate,
+    CrawlReport,
     DocumentRecord,
     Entry,
     Image,
@@ -164,8 +164,8 @@ _DEPRECATED: dict[str, tuple[str, str, str]] = {
     "TimeoutError": ("_errors", "FetchTimeoutError", "sitescout.FetchTimeoutError"),
     "estimate_scope_sync": ("_scope", "estimate_scope", "sitescout.estimate_scope"),
     "Crawler": ("_crawl", "Crawler", "sitescout.walk(url, crawl=True)"),
-    "CrawledPage": ("_crawl", "CrawledPage", "sitescout.walk(url, crawl=True) and its entries"),
-    "SitemapFound": ("_crawl", "SitemapFound", "sitescout.walk(url, crawl=True)"),
+    "CrawledPage": ("_models", "CrawledPage", "sitescout.walk(url, crawl=True) and its entries"),
+    "SitemapFound": ("_models", "SitemapFound", "sitescout.walk(url, crawl=True)"),
     "SitemapParser": ("_parse", "SitemapParser", "sitescout.parse_document"),
     "Heading": ("_html", "Heading", "sitescout.extract (pages/*.json hold the headings)"),
     "PageInfo": ("_html", "PageInfo", "sitescout.extract (pages/*.json hold each PageInfo)"),

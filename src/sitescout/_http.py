@@ -26,7 +26,7 @@ import ssl
 import time
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from typing import Protocol
 from urllib.parse import urljoin, urlsplit
@@ -947,8 +947,6 @@ class Pacer:
     def config(self, config: FetchConfig) -> FetchConfig:
         """`config` with retries inside one fetch spaced at least as far apart as requests
         (backoff is jittered by 0.5-1.5x, hence twice the delay)."""
-        from dataclasses import replace
-
         if not self.delay or config.backoff >= 2 * self.delay:
             return config
         return replace(config, backoff=2 * self.delay)

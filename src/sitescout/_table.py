@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ._api import refuse_running_loop
 from ._api import walk as start_walk
 from ._errors import UsageError
 from ._models import Entry
@@ -251,7 +252,7 @@ async def to_arrow_async(url: str, options: WalkOptions | None = None, **kwargs:
 def to_arrow(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Any:
     """Sync twin of `to_arrow_async`. Must not be called from inside a running event loop
     (a notebook runs one: `await sitescout.to_arrow_async(...)` there)."""
-    _running_loop_check("to_arrow")
+    refuse_running_loop("to_arrow")
     return asyncio.run(to_arrow_async(url, options, **kwargs))
 
 
@@ -273,13 +274,5 @@ async def to_pandas_async(url: str, options: WalkOptions | None = None, **kwargs
 def to_pandas(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Any:
     """Sync twin of `to_pandas_async` (same rule about running event loops as `to_arrow`)."""
     _pandas()
-    _running_loop_check("to_pandas")
+    refuse_running_loop("to_pandas")
     return asyncio.run(to_pandas_async(url, options, **kwargs))
-
-
-def _running_loop_check(name: str) -> None:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    raise UsageError(f"{name} cannot run inside an event loop: use `await {name}_async(...)`")
