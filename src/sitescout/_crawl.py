@@ -210,16 +210,14 @@ async def fetch_page(
     With `renderer`, an HTML answer is rendered in Chromium and `info` reads the rendered DOM.
     `sniff_only` reads just enough to tell whether the response is a sitemap.
     """
-    sinks: list[_PageSink] = []
 
     def sink_for(resp: Response) -> _PageSink | None:
         content_type = resp.content_type.lower().strip()
         if content_type.startswith(_NO_BODY_TYPES):
             return None
-        sinks.append(_PageSink(resp.final_url, content_type, sniff_only))
-        return sinks[-1]
+        return _PageSink(resp.final_url, content_type, sniff_only)
 
-    resp = await fetcher.fetch(url, sink_for, time_limit=time_limit)
+    resp, sink = await fetcher.fetch_into(url, sink_for, time_limit=time_limit)
     result = PageFetch(
         url=url,
         final_url=resp.final_url,
@@ -231,7 +229,7 @@ async def fetch_page(
         error=resp.error,
     )
     if resp.error is None:
-        await _classify(result, sinks[-1] if sinks else None, renderer, sniff_only)
+        await _classify(result, sink, renderer, sniff_only)
     return result
 
 

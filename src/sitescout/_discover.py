@@ -371,16 +371,10 @@ class _SniffSink:
 
 async def probe(fetcher: Fetcher, url: str) -> tuple[bool, Response]:
     """True when `url` answers with a sitemap (reads only its first kilobytes)."""
-    sinks: list[_SniffSink] = []
-
-    def factory(r: Response) -> _SniffSink:
-        sinks.append(_SniffSink(r.final_url))
-        return sinks[-1]
-
-    resp = await fetcher.fetch(url, factory)
-    if not sinks:
+    resp, sink = await fetcher.fetch_into(url, lambda r: _SniffSink(r.final_url))
+    if sink is None:
         return False, resp
-    parser = sinks[-1].parser
+    parser = sink.parser
     if parser.kind is None:
         parser.close()
     return parser.is_sitemap, resp
@@ -483,17 +477,11 @@ class LlmsReader:
             self.stopped = True
             return None
         self._read.add(url)
-        sinks: list[_LlmsSink] = []
-
-        def sink_for(_resp: Response) -> _LlmsSink:
-            sinks.append(_LlmsSink())
-            return sinks[-1]
-
         limit = self.time_limit() if self.time_limit is not None else None
-        resp = await self.fetcher.fetch(url, sink_for, time_limit=limit)
-        body = sinks[-1].body() if sinks else b""
+        resp, sink = await self.fetcher.fetch_into(url, lambda _r: _LlmsSink(), time_limit=limit)
+        body = sink.body() if sink is not None else b""
         why = self._refusal(resp, body)
-        if why is None and sinks[-1].cut:
+        if why is None and sink is not None and sink.cut:
             self.summary.cut.append(resp.final_url)
             log.warning("%s: cut at the %d-byte llms.txt limit", resp.final_url, MAX_LLMS_BYTES)
         if why is not None:

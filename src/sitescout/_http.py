@@ -28,7 +28,7 @@ import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
@@ -690,6 +690,7 @@ def _unusable(url: str) -> str | None:
 
 
 SinkFactory = Callable[[Response], Sink | None]
+SinkT = TypeVar("SinkT", bound=Sink)
 
 
 class Fetcher:
@@ -772,6 +773,26 @@ class Fetcher:
             await self._attempts(result, sink_factory, time_limit or self.config.timeout)
         result.elapsed = time.monotonic() - start
         return result
+
+    async def fetch_into(
+        self,
+        url: str,
+        make_sink: Callable[[Response], SinkT | None],
+        *,
+        time_limit: float | None = None,
+    ) -> tuple[Response, SinkT | None]:
+        """`fetch`, for callers that read their sink afterwards: the response and the sink of
+        the last attempt that had a body (each retry starts a new one), or None."""
+        made: list[SinkT] = []
+
+        def factory(resp: Response) -> SinkT | None:
+            sink = make_sink(resp)
+            if sink is not None:
+                made.append(sink)
+            return sink
+
+        resp = await self.fetch(url, factory, time_limit=time_limit)
+        return resp, made[-1] if made else None
 
     async def _attempts(
         self, result: Response, sink_factory: SinkFactory, time_limit: float

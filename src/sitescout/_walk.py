@@ -489,21 +489,18 @@ class Walk:
             return
         record = DocumentRecord(url=url, depth=depth)
         self.report.documents.append(record)
-        sinks: list[_DocumentSink] = []
 
         def sink_for(resp: Response) -> _DocumentSink:
-            sinks.append(_DocumentSink(self, SitemapParser(resp.final_url, depth=depth)))
-            return sinks[-1]
+            return _DocumentSink(self, SitemapParser(resp.final_url, depth=depth))
 
-        time_limit = self._time_limit()
-        resp = await self._fetcher.fetch(url, sink_for, time_limit=time_limit)
+        resp, sink = await self._fetcher.fetch_into(url, sink_for, time_limit=self._time_limit())
         if self._deadline_cut(resp):
             self._budget.mark_hit("deadline")
             self._ledger.budget_bound()
-        parser = sinks[-1].parser if sinks else None
-        if parser is not None:
+        parser = sink.parser if sink is not None else None
+        if sink is not None and parser is not None:
             if resp.error is None or resp.error.error_class != "TimeoutError":
-                await sinks[-1].parse_pending()  # what arrived after the last drain (cut, flush)
+                await sink.parse_pending()  # what arrived after the last drain (cut, flush)
             if resp.truncated or resp.error is not None:
                 parser.note_truncated()  # its last line may be a fragment, not a URL
             for _step in parser.closing():  # salvage emits its finds here: let the loop run
