@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from typing import ClassVar, Literal
 
 from sitescout._errors import UsageError
-from sitescout._locale import locale_matches, require_locale, sitemap_locale, url_path
+from sitescout._locale import locale_matches, readable_path, require_locale, sitemap_locale
 
 __all__ = [
     "BudgetName",
@@ -254,7 +254,7 @@ def _rank(child: str, preferred: str | None) -> tuple[bool, bool, bool]:
 
 
 def _name_tokens(url: str) -> frozenset[str]:
-    filename = url_path(url).rpartition("/")[2].lower()
+    filename = readable_path(url).rpartition("/")[2].lower()
     return frozenset(_NAME_TOKEN.findall(filename))
 
 

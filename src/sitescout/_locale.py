@@ -32,10 +32,10 @@ __all__ = [
     "normalize_locale",
     "path_locale",
     "prefix_warning",
+    "readable_path",
     "require_locale",
     "sitemap_locale",
     "under_prefix",
-    "url_path",
 ]
 
 DEFAULT_LOCALE = "en"
@@ -124,8 +124,10 @@ def locale_matches(preferred: str, locale: str) -> bool:
     return not pref_subtag or not subtag or pref_subtag == subtag
 
 
-def url_path(url_or_path: str) -> str:
-    """The path of a URL or of a bare path, without query or fragment; "" when unreadable."""
+def readable_path(url_or_path: str) -> str:
+    """The path of a URL or of a bare path, without query or fragment; "" when the URL cannot
+    be read (an unclosed `[`), so that no locale or prefix is read from it. `_urls.url_path`
+    instead reads a path out of any string."""
     try:
         return urlsplit(url_or_path).path
     except ValueError:
@@ -148,7 +150,7 @@ def sitemap_locale(url: str) -> str | None:
     `sitemap-es-419.xml` → `es` (a directory `/es-419/` keeps its region). A locale's own
     separator is not the infix separator: `pt-br.xml` is `pt-br`, not `br` (Breton).
     """
-    path = url_path(url).lower()
+    path = readable_path(url).lower()
     directory, _, filename = path.rpartition("/")
     stem, found = _SITEMAP_SUFFIX.subn("", filename)
     if not found:
@@ -184,7 +186,7 @@ def path_locale(url_or_path: str) -> str | None:
 
     `https://learn.example.com/en-us/docs/` → `en-us`; `/docs/` → None.
     """
-    first = url_path(url_or_path).lstrip("/").partition("/")[0]
+    first = readable_path(url_or_path).lstrip("/").partition("/")[0]
     return normalize_locale(first)
 
 
@@ -245,7 +247,7 @@ def base_prefix(url: str) -> str | None:
     `https://learn.example.com/en-us/docs` → `/en-us/docs/`. Whether a prefix applies at all (a
     sitemap URL given directly implies none) is the caller's decision.
     """
-    path = url_path(url)
+    path = readable_path(url)
     if path in ("", "/"):
         return None
     return path if path.endswith("/") else path + "/"
@@ -260,7 +262,7 @@ def under_prefix(page_url: str, prefix: str) -> bool:
     bare = prefix.rstrip("/")
     if not bare:
         return True
-    path = url_path(page_url)
+    path = readable_path(page_url)
     return path == bare or path.startswith(bare + "/")
 
 

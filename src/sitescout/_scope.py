@@ -236,7 +236,7 @@ class LanguageTally:
 # -- reading one document -----------------------------------------------------------------------
 
 
-class _DocumentSink:
+class _EstimateSink:
     """Counts one document as it streams: distinct page URLs, alternates, children (and picks
     `pick` of them at random, reservoir-style, for sampling), locales; keeps the first bytes."""
 
@@ -430,10 +430,10 @@ class _Estimator:
         return answer
 
     async def _read(self, fetcher: Fetcher, url: str, *, pick: int = 0) -> _Read:
-        sinks: list[_DocumentSink] = []
+        sinks: list[_EstimateSink] = []
 
-        def sink_for(resp: Response) -> _DocumentSink:
-            sinks.append(_DocumentSink(resp.final_url, self.tally, pick, self.rng))
+        def sink_for(resp: Response) -> _EstimateSink:
+            sinks.append(_EstimateSink(resp.final_url, self.tally, pick, self.rng))
             return sinks[-1]
 
         try:

@@ -547,7 +547,7 @@ def _by_name(
     by_slug = {item.slug: item for item in reversed(scored)}
     by_path: dict[str, Scored] = {}
     for item in scored:
-        by_path.setdefault(_path_key(item.path), item)
+        by_path.setdefault(_lookup_key(item.path), item)
     kept: dict[str, Scored] = {}
     unmatched: list[str] = []
     for name in names:
@@ -564,19 +564,19 @@ def _lookup(name: str, by_slug: dict[str, Scored], by_path: dict[str, Scored]) -
     `blog/post-1` is tried as a path too, the way the junk filter protects names."""
     value = name.strip()
     if value.startswith("/") or "://" in value:
-        return by_path.get(_path_key(url_path(value)))
-    return by_slug.get(value.lower()) or by_path.get(_path_key("/" + value))
+        return by_path.get(_lookup_key(url_path(value)))
+    return by_slug.get(value.lower()) or by_path.get(_lookup_key("/" + value))
 
 
-def _path_key(path: str) -> str:
+def _lookup_key(path: str) -> str:
     return path.lower().rstrip("/") or "/"
 
 
 def _single(scored: Sequence[Scored], url: str, scorer: _Scorer) -> Scored:
     """The page at `url`; a new candidate when the sitemap did not list it (the user named it)."""
-    target = _path_key(url_path(normalize_url(url.strip())))
+    target = _lookup_key(url_path(normalize_url(url.strip())))
     for item in scored:
-        if _path_key(item.path) == target:
+        if _lookup_key(item.path) == target:
             return replace(item, reason="--single")
     value = url.strip()
     fresh = scorer.score(Candidate(normalize_url(value if "://" in value else "https://" + value)))

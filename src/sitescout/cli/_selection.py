@@ -26,7 +26,9 @@ def render_selection(
     """The §11 informational block (no trailing newline). `source` is the discovery source
     (`sitemap.xml`, `robots.txt`, ...); `notes` go right after the first line (e.g. the default
     locale note of §12); `limit` is how many URLs the one-line lists show."""
-    lines = [f"Discovered {_plural(selection.discovered, 'page')} on {_site(site)} ({source})."]
+    lines = [
+        f"Discovered {_plural(selection.discovered, 'page')} on {_site_label(site)} ({source})."
+    ]
     lines += notes
     if selection.junk:
         lines.append(format_junk_notice(list(selection.junk), limit))
@@ -103,7 +105,7 @@ def _display(url: str) -> str:
     return f"{path}?{query}" if query else path
 
 
-def _site(site: str) -> str:
+def _site_label(site: str) -> str:
     """`https://example.com/` reads as `https://example.com`, as in §11's example."""
     value = site.strip()
     if "://" in value and url_path(value) == "/":
