@@ -110,7 +110,7 @@ class BudgetTracker:
         Built on each read, so the depth warning always names the total of dropped children
         however many times `drop_children` was called.
         """
-        return [self._warning(name) for name in self._hit]
+        return [self.warning(name) for name in self._hit]
 
     def try_fetch(self) -> bool:
         """Count one sitemap fetch attempt, or refuse it when a budget is exhausted.
@@ -182,7 +182,8 @@ class BudgetTracker:
         if name not in self._hit:
             self._hit.append(name)
 
-    def _warning(self, name: BudgetName) -> str:
+    def warning(self, name: BudgetName) -> str:
+        """The warning for one budget, as of now (the depth one counts the children dropped)."""
         limit = getattr(self.budgets, name)
         if name == "deadline":
             return f"Sitemap walk deadline ({_seconds(limit)}) reached; {_PARTIAL}"

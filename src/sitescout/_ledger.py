@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 
 # A root that failed this way may still be a sitemap: discovery does not try the next source.
 _TRANSIENT = (None, "TimeoutError", "NetworkError")
-_DEPTH_WARNING = "Sitemap depth"
 
 
 class WalkLedger:
@@ -60,6 +59,7 @@ class WalkLedger:
         # the source whose URLs missed it.
         self.llms_examined = 0
         self.llms_matched = 0
+        self._depth_warnings: set[str] = set()  # each wording of the depth warning put out
 
     # -- scope ------------------------------------------------------------------------------------
 
@@ -108,7 +108,7 @@ class WalkLedger:
         elif resp.error is not None:
             self.record_failure(record, str(resp.error), resp.error.error_class)
         elif parser is not None and parser.kind == "not-a-sitemap":
-            why = next((n for n in parser.notes if n.startswith("not a sitemap")), "not a sitemap")
+            why = parser.refusal
             self.record_failure(record, why, "NotASitemap", partial=record.depth > 1)
         elif parser is not None and parser.errors:
             what = "malformed text sitemap" if parser.kind == "text" else "malformed XML"
@@ -152,7 +152,10 @@ class WalkLedger:
 
     def budget_bound(self) -> None:
         """A budget bound: its warnings and name into the report, which becomes partial."""
-        for warning in self.budget.warnings:
+        for name in self.budget.hit:
+            warning = self.budget.warning(name)
+            if name == "max_depth":
+                self._depth_warnings.add(warning)
             self.report.warn(warning)
         for name in self.budget.hit:
             if name not in self.report.budgets_hit:
@@ -172,6 +175,8 @@ class WalkLedger:
                 warning = prefix_warning(self.prefix, matched, examined, source=source)
                 if warning is not None:
                     report.warn(warning)
-        # The depth warning names the final count, so refresh it last.
-        report.warnings = [w for w in report.warnings if not w.startswith(_DEPTH_WARNING)]
-        report.warnings.extend(w for w in self.budget.warnings if w.startswith(_DEPTH_WARNING))
+        # The depth warning names the final count of dropped children: the latest wording
+        # replaces the earlier ones, last.
+        if "max_depth" in self.budget.hit:
+            report.warnings = [w for w in report.warnings if w not in self._depth_warnings]
+            report.warnings.append(self.budget.warning("max_depth"))

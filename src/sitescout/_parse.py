@@ -37,6 +37,9 @@ def normalize_rfc822(raw: str) -> str | None:
         return normalize_lastmod(value)
 
 
+_REFUSAL = "not a sitemap"  # how the scanner starts the note of a refused document
+
+
 class SitemapParser:
     """Parse one sitemap document fed in chunks.
 
@@ -92,6 +95,11 @@ class SitemapParser:
     @property
     def notes(self) -> list[str]:
         return self._scanner.notes
+
+    @property
+    def refusal(self) -> str:
+        """Why the document is not a sitemap, as its note words it (for a `not-a-sitemap`)."""
+        return next((n for n in self.notes if n.startswith(_REFUSAL)), _REFUSAL)
 
     @property
     def errors(self) -> list[str]:
