@@ -66,12 +66,6 @@ class ExtractOptions:
         for name in _FLAGS:
             if not isinstance(getattr(self, name), bool):
                 raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        self._check_modes()
-        self._check_sources()
-        if not isinstance(self.fetch, FetchConfig):
-            raise UsageError(f"fetch must be a FetchConfig, got {self.fetch!r}")
-        if self.budgets is not None and not isinstance(self.budgets, Budgets):
-            raise UsageError(f"budgets must be a Budgets or None, got {self.budgets!r}")
         # Python callers may pass a str path and lists; stored as the declared types.
         if self.out is not None:
             if not isinstance(self.out, str | Path):
@@ -79,14 +73,28 @@ class ExtractOptions:
             object.__setattr__(self, "out", Path(self.out))
         for name in ("pages", "refresh"):
             object.__setattr__(self, name, _slugs(name, getattr(self, name)))
+        self._check_modes()
+        self._check_sources()
+        if not isinstance(self.fetch, FetchConfig):
+            raise UsageError(f"fetch must be a FetchConfig, got {self.fetch!r}")
+        if self.budgets is not None and not isinstance(self.budgets, Budgets):
+            raise UsageError(f"budgets must be a Budgets or None, got {self.budgets!r}")
 
     def _check_modes(self) -> None:
-        modes = sum([self.cap is not None, self.all, bool(self.pages), self.single])
-        if modes > 1:
-            raise UsageError("use only one of --cap, --all, --pages and --single")
         if self.cap is not None:
-            check_whole("--cap", self.cap, low=1)
+            check_whole("--cap", self.cap, low=1)  # a bool or a text is not a count
+        self.scope()  # the scope flags' own rules: one of them at most, no empty --pages
         check_whole("--concurrency", self.concurrency, low=1)  # a zero-slot gate waits forever
+
+    def scope(self, url: str | None = None) -> Scope:
+        """The selection scope these options ask for (`url`: the page of `--single`)."""
+        return Scope.from_flags(
+            cap=self.cap,
+            all_pages=self.all,
+            pages=self.pages or None,
+            single=self.single,
+            url=url if self.single else None,
+        )
 
     def _check_sources(self) -> None:
         if self.sitemap is not None:
@@ -212,13 +220,7 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
     slugs = SlugRegistry()
     for slug, rec in project.pages.items():
         slugs.reserve(rec.url, slug)
-    scope = Scope.from_flags(
-        cap=options.cap,
-        all_pages=options.all,
-        pages=options.pages or None,
-        single=options.single,
-        url=url if options.single else None,
-    )
+    scope = options.scope(url)
     selection = select_pages(
         candidates, scope, site=url, filter_junk=options.junk_filter, slugs=slugs
     )

@@ -345,7 +345,9 @@ class Scope:
             if on
         ]
         if len(given) > 1:
-            raise UsageError(f"{' and '.join(given)} cannot be combined; pick one scope flag")
+            raise UsageError(
+                f"use only one of --cap, --all, --pages and --single (got {' and '.join(given)})"
+            )
         if cap is not None:
             return cls(mode="cap", cap=cap, source="--cap")
         if all_pages:
