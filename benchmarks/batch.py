@@ -6,6 +6,7 @@ Run from the project root (the project venv has Dask and pyarrow):
     .venv/bin/python benchmarks/batch.py                                  # 200 x 5,000 + 1M URLs
     .venv/bin/python benchmarks/batch.py --sites 20 --urls 1000 --skip-huge   # a quick look
     .venv/bin/python benchmarks/batch.py --repeat 3 --json batch.json
+    .venv/bin/python benchmarks/batch.py --smoke           # about 30 s: does it still work?
 
 1. Many sites (`--sites` x `--urls`, 10 ms of `--latency` slept before every response): each
    site on a loopback address of its own (127.0.1.1, 127.0.1.2, ...: `batch` keeps one lane
@@ -47,6 +48,17 @@ less the run's own processes and the farm's): a shared 2-core machine is noisy.
 All traffic stays on 127.0.0.0/8: the farm only listens there, sitescout's client ignores
 proxy variables, page URLs on other hosts are never fetched by a sitemap walk, and the Dask
 cluster listens on 127.0.0.1.
+
+`--smoke` runs all of it at the smallest size that still has everything in it: 4 sites x 100
+URLs (one of each page-host style, the whole mix of `_site.py`), a huge site of 300 URLs in 3
+urlsets (more than `fanout=2`: each walked by a leaf task of its own), LocalClusters of 1 worker
+(`batch(workers=1)` for its own), one round, a short idle measurement and no wait for a quiet
+machine, sites and outputs in a temporary directory instead of `.work/`. On the huge site it
+runs `sitescout urls` and `batch(fanout=2)` on the started cluster only: `batch()` with its own
+cluster runs on the many sites, and the run at fanout 50 is the same call as the fanned-out one.
+It takes about half a minute on an idle machine, most of it Dask starting and stopping clusters,
+for the test suite (`tests/test_benchmarks.py`); its figures only show that every variant ran
+and was right.
 """
 
 from __future__ import annotations
@@ -70,7 +82,6 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
-WORK_DIR = BENCH_DIR / ".work"
 VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 MIB = 1024 * 1024
@@ -78,6 +89,9 @@ MIB = 1024 * 1024
 TARGET_SPEEDUP = 1.7
 SAMPLE_S = 0.1
 IDLE_S = 2.0  # seconds a started cluster idles while its background CPU is measured
+QUIET_WINDOW_S = 2.0  # seconds over which `wait_quiet` measures the machine's load
+SMOKE = {"sites": 4, "urls": 100, "huge": 300, "leaves": 3, "fanout": 2, "workers": 1}
+SMOKE_IDLE_S = SMOKE_QUIET_WINDOW_S = 0.2
 SCAN_EVERY = 5  # samples between two looks for new worker processes (a walk of /proc)
 
 
@@ -192,7 +206,7 @@ def system_busy() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-def wait_quiet(max_wait: float, threshold: float = 0.25, window: float = 2.0) -> float:
+def wait_quiet(max_wait: float, threshold: float = 0.25, window: float = QUIET_WINDOW_S) -> float:
     """Wait up to `max_wait` s for the machine to go quiet (less than `threshold` cores busy
     over `window` s while none of this benchmark's work runs); the cores busy at the end."""
     deadline = time.monotonic() + max_wait
@@ -294,7 +308,7 @@ def child_batch(spec: dict[str, Any]) -> dict[str, Any]:
         # What driver and workers burn doing nothing (heartbeats, monitors): a rate, not a
         # cost per site.
         sampler.mark("idle0")
-        time.sleep(IDLE_S)
+        time.sleep(spec.get("idle_s", IDLE_S))
         sampler.mark("idle1")
     else:
         # What `batch` itself imports before its cluster exists, so both variants start alike.
@@ -303,6 +317,8 @@ def child_batch(spec: dict[str, Any]) -> dict[str, Any]:
         import sitescout._batch  # noqa: F401
     sampler.mark("before")
     kwargs: dict[str, Any] = {"fanout": spec["fanout"]} if spec.get("fanout") else {}
+    if client is None and spec.get("workers"):
+        kwargs["workers"] = spec["workers"]  # its own cluster, of this many workers
     stream_cm: Any = (
         distributed.get_task_stream(client) if client is not None else contextlib.nullcontext()
     )
@@ -354,6 +370,7 @@ def child_batch(spec: dict[str, Any]) -> dict[str, Any]:
         "wall": wall,
         "driver_cpu": cpu,
         "busy": busy,
+        "idle_s": spec.get("idle_s", IDLE_S),
         "startup": startup,
         "call": call,
         "returned": returned,
@@ -554,6 +571,13 @@ def _requests(farm: Any) -> tuple[int, Counter[str]]:
     return total, paths
 
 
+def own_args(args: Options, **kwargs: int) -> str:
+    """The arguments of a `batch()` call with its own cluster, as labels show them."""
+    if args.own_workers:
+        kwargs["workers"] = args.own_workers
+    return ", ".join(f"{k}={v}" for k, v in kwargs.items())
+
+
 def run_many(launcher: Any, args: Options, out_root: Path) -> Workload:
     from _farm import Farm
 
@@ -570,7 +594,7 @@ def run_many(launcher: Any, args: Options, out_root: Path) -> Workload:
         shape = {"workers": args.workers, "threads": args.threads}
         tools = [
             ("seq", "sequential, 1 process (walk -> ParquetWriter)", "seq", None),
-            ("default", "`batch()`, its own LocalCluster", "batch", None),
+            ("default", f"`batch({own_args(args)})`, its own LocalCluster", "batch", None),
             (
                 "started",
                 f"`batch()`, started LocalCluster {args.workers}x{args.threads}",
@@ -598,9 +622,15 @@ def run_many(launcher: Any, args: Options, out_root: Path) -> Workload:
                     continue
                 out = out_root / f"many-{key}-{round_}"
                 shutil.rmtree(out, ignore_errors=True)
-                spec = {"sites": spec_sites, "out": str(out), "cluster": cluster}
+                spec = {
+                    "sites": spec_sites,
+                    "out": str(out),
+                    "cluster": cluster,
+                    "idle_s": args.idle_s,
+                    "workers": args.own_workers,
+                }
                 farm.reset()
-                quiet = wait_quiet(args.wait_quiet)
+                quiet = wait_quiet(args.wait_quiet, window=args.quiet_window)
                 farm_cpu = farm.cpu_seconds()
                 print(f"== many sites: {m.label} (round {round_ + 1})", file=sys.stderr)
                 run, result = run_child(launcher, name, spec, args.timeout)
@@ -643,12 +673,12 @@ def run_many(launcher: Any, args: Options, out_root: Path) -> Workload:
     )
 
 
-def run_huge(launcher: Any, args: Options, out_root: Path) -> Workload:
+def run_huge(launcher: Any, args: Options, out_root: Path, root: Path) -> Workload:
     from _farm import Farm
     from _site import ensure_flat_index, iter_alternate_only_urls, iter_page_urls
 
     per_leaf = args.huge // args.leaves
-    directory = WORK_DIR / f"flat-{args.leaves}x{per_leaf}"
+    directory = root / f"flat-{args.leaves}x{per_leaf}"
     start = time.perf_counter()
     stats, generated = ensure_flat_index(directory, args.leaves, per_leaf)
     print(
@@ -673,7 +703,13 @@ def run_huge(launcher: Any, args: Options, out_root: Path) -> Workload:
                 shape,
                 fanout,
             ),
-            ("default", f"`batch(fanout={fanout})`, its own LocalCluster", "batch", None, fanout),
+            (
+                "default",
+                f"`batch({own_args(args, fanout=fanout)})`, its own LocalCluster",
+                "batch",
+                None,
+                fanout,
+            ),
             (
                 "nofan",
                 f"`batch()` at fanout 50 (one task), started {args.workers}x{args.threads}",
@@ -682,6 +718,11 @@ def run_huge(launcher: Any, args: Options, out_root: Path) -> Workload:
                 50,
             ),
         ]
+        if args.smoke:
+            # Its own cluster is the many sites' `default` run again, fanned out like `started`,
+            # and `nofan` is `started` at another fanout: no code path of their own here, and a
+            # cluster started and closed (the slowest part of a smoke run) each.
+            tools = [t for t in tools if t[0] not in ("default", "nofan")]
         measures = {key: Measure(key, label) for key, label, *_ in tools}
         for round_ in range(args.repeat):
             order = tools[round_ % len(tools) :] + tools[: round_ % len(tools)]
@@ -693,7 +734,7 @@ def run_huge(launcher: Any, args: Options, out_root: Path) -> Workload:
                 shutil.rmtree(out, ignore_errors=True)
                 out.mkdir(parents=True)
                 farm.reset()
-                quiet = wait_quiet(args.wait_quiet)
+                quiet = wait_quiet(args.wait_quiet, window=args.quiet_window)
                 farm_cpu = farm.cpu_seconds()
                 print(f"== huge site: {m.label} (round {round_ + 1})", file=sys.stderr)
                 if name == "cli":
@@ -735,6 +776,8 @@ def run_huge(launcher: Any, args: Options, out_root: Path) -> Workload:
                         "out": str(out),
                         "cluster": cluster,
                         "fanout": fan,
+                        "idle_s": args.idle_s,
+                        "workers": args.own_workers,
                     }
                     run, result = run_child(launcher, name, spec, args.timeout)
                     if result is None:
@@ -800,7 +843,7 @@ def idle_rates(d: dict[str, Any]) -> tuple[float, float]:
         for row in rows:
             a, b = row["marks"].get("idle0"), row["marks"].get("idle1")
             if a and b:
-                total += (b[1] - a[1]) / IDLE_S
+                total += (b[1] - a[1]) / d.get("idle_s", IDLE_S)
         rates.append(total)
     return rates[0], rates[1]
 
@@ -1250,6 +1293,10 @@ class Options:
     timeout: float
     json: str | None
     keep: bool
+    smoke: bool
+    idle_s: float = IDLE_S
+    quiet_window: float = QUIET_WINDOW_S
+    own_workers: int | None = None  # `workers=` of `batch()` with its own cluster (None: its own)
 
 
 def parse_args(argv: list[str]) -> Options:
@@ -1293,7 +1340,20 @@ def parse_args(argv: list[str]) -> Options:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run")
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     parser.add_argument("--keep", action="store_true", help="keep the outputs in .work/")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a tiny run to check that the benchmark works: "
+        + ", ".join(f"--{k} {v}" for k, v in SMOKE.items())
+        + ", --repeat 1, no wait for quiet, everything in a temporary directory",
+    )
     ns = parser.parse_args(argv)
+    if ns.smoke:
+        if ns.keep:
+            parser.error("--smoke keeps nothing (it works in a temporary directory)")
+        vars(ns).update(SMOKE)
+        ns.skip_huge, ns.also_threads, ns.repeat, ns.wait_quiet = False, "", 1, 0.0
+        ns.timeout = min(ns.timeout, 120.0)
     if ns.sites < 1 or ns.sites > 254 * 200 or ns.urls < 10:
         parser.error("--sites must be 1..50,800 and --urls at least 10")
     if ns.huge % ns.leaves:
@@ -1308,6 +1368,13 @@ def parse_args(argv: list[str]) -> Options:
         ns.also_threads = [int(t) for t in ns.also_threads.split(",") if t.strip()]
     except ValueError:
         parser.error("--also-threads: not a list of numbers")
+    if ns.smoke:
+        return Options(
+            **vars(ns),
+            idle_s=SMOKE_IDLE_S,
+            quiet_window=SMOKE_QUIET_WINDOW_S,
+            own_workers=ns.workers,
+        )
     return Options(**vars(ns))
 
 
@@ -1324,17 +1391,21 @@ def main(argv: list[str]) -> int:
         return child_main(argv[1], argv[2])
     args = parse_args(argv)
     sys.path.insert(0, str(BENCH_DIR))
+    from _site import check_smoke_mix, work_dir
     from walk import Launcher
 
+    if args.smoke:
+        print(check_smoke_mix(args.urls, "of the farm"), file=sys.stderr)
+        print(check_smoke_mix(args.huge, "huge"), file=sys.stderr)
     load = [os.getloadavg()[0]]
-    out_root = WORK_DIR / "batch-out"
-    many = huge = None
+    huge = None
     # The launcher starts first, while this process is still small (see walk.Launcher).
-    with Launcher() as launcher:
+    with Launcher() as launcher, work_dir(args.smoke) as root:
+        out_root = root / "batch-out"
         try:
             many = run_many(launcher, args, out_root)
             if not args.skip_huge:
-                huge = run_huge(launcher, args, out_root)
+                huge = run_huge(launcher, args, out_root, root)
         finally:
             if not args.keep:
                 shutil.rmtree(out_root, ignore_errors=True)
@@ -1348,6 +1419,7 @@ def report(many: Workload, huge: Workload | None, args: Options, load: list[floa
         f"\n### sitescout batch benchmark: {args.sites} sites x {args.urls:,} URLs"
         + ("" if huge is None else f", one site of {args.huge:,} URLs")
         + (f", median of {args.repeat}" if args.repeat > 1 else "")
+        + (" (smoke run: tiny sites, the figures only show that it works)" if args.smoke else "")
         + "\n"
     )
     print(

@@ -4,7 +4,8 @@ Run from the project root with the project's venv (nothing else needs to exist):
 
     .venv/bin/python benchmarks/peers.py --scenario large             # 1M URLs, median of 3
     .venv/bin/python benchmarks/peers.py --scenario all --repeats 1
-    .venv/bin/python benchmarks/peers.py --scenario all --size-scale 0.05 --repeats 1  # smoke
+    .venv/bin/python benchmarks/peers.py --scenario all --size-scale 0.05 --repeats 1  # a look
+    .venv/bin/python benchmarks/peers.py --smoke                      # seconds: does it work?
     .venv/bin/python benchmarks/peers.py --scenario deep --tools sitescout,naive,scrapy
     .venv/bin/python benchmarks/peers.py --scenario large --profile   # + a py-spy profile
 
@@ -43,7 +44,15 @@ table shows medians. A run longer than `--timeout` (300 s), or whose RSS passes 
 whatever it started and reported as such, and that tool is not run again in that scenario.
 
 sitescout's expected count includes hreflang alternates, which it emits as entries of their own
-(`alternate_of` set); the peers list `<loc>`s only, so theirs does not.
+(`alternate_of` set); the peers list `<loc>`s only, so theirs does not. A tool that does not find
+exactly the expected URLs is marked WRONG.
+
+`--smoke` runs every scenario once on tiny sites of the same generators (`large`: 4 urlsets x 100
+URLs; `deep`: the same 4 levels of indexes over 30 urlsets x 10 URLs; `cycle`: the same 5 indexes
+over 20 urlsets x 10 URLs; latency as above, the whole mix in each), generated into a temporary
+directory instead of `.work/`: seconds, for the test suite (`tests/test_benchmarks.py`). It never
+creates or updates the peers' virtualenv: when that is absent (the usual case) it runs sitescout
+and the naive walker and says the peers were skipped.
 """
 
 from __future__ import annotations
@@ -65,17 +74,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from _site import (
+    WORK_DIR,
     SiteServer,
     SiteStats,
+    check_smoke_mix,
     ensure_flat_index,
     ensure_site,
     iter_alternate_only_urls,
     iter_page_urls,
+    work_dir,
 )
 from walk import Launcher, Run, _child_argv, _child_naive, _version
 
 BENCH_DIR = Path(__file__).resolve().parent
-WORK_DIR = BENCH_DIR / ".work"
+ROOT = BENCH_DIR.parent
 ADAPTERS = BENCH_DIR / "_peers"
 PEERS_VENV = BENCH_DIR / ".peers-venv"
 PEERS_PYTHON = PEERS_VENV / "bin" / "python"
@@ -94,16 +106,27 @@ PROFILER_REQUIREMENT = "py-spy==0.4.3"
 PEER_DISTRIBUTIONS = ("ultimate-sitemap-parser", "advertools", "Scrapy", "trafilatura")
 MIB = 1024 * 1024
 PEAK_RSS_GOAL_MIB = 100.0
+SMOKE_TIMEOUT = 60.0
 
 
 # --- scenarios ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
+class Shape:
+    """Where and how big the sites are: `root` holds them, `scale` scales the URLs per urlset;
+    `smoke` picks the tiny shapes of `--smoke` instead."""
+
+    root: Path
+    scale: float = 1.0
+    smoke: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     name: str
     latency: float  # seconds slept by the server before every response
-    build: Callable[[float], SiteStats]  # size scale -> the generated (or cached) site
+    build: Callable[[Shape], tuple[SiteStats, Path]]  # -> the generated (or cached) site
     summary: Callable[[SiteStats], str]
 
 
@@ -111,24 +134,27 @@ def _per(n: int, scale: float) -> int:
     return max(1, round(n * scale))
 
 
-def build_large(scale: float) -> SiteStats:
-    per_shard = _per(50_000, scale)
-    stats, _ = ensure_flat_index(WORK_DIR / f"flat-20x{per_shard}", 20, per_shard)
-    return stats
+def build_large(shape: Shape) -> tuple[SiteStats, Path]:
+    shards, per_shard = (4, 100) if shape.smoke else (20, _per(50_000, shape.scale))
+    directory = shape.root / f"flat-{shards}x{per_shard}"
+    stats, _ = ensure_flat_index(directory, shards, per_shard)
+    return stats, directory
 
 
-def build_deep(scale: float) -> SiteStats:
-    per_leaf = _per(500, scale)
-    params = {"index_levels": 4, "fanout": 3, "leaves": 200, "per_leaf": per_leaf}
-    stats, _ = ensure_site(WORK_DIR / f"deep-4x3-200x{per_leaf}", "deep", **params)
-    return stats
+def build_deep(shape: Shape) -> tuple[SiteStats, Path]:
+    leaves, per_leaf = (30, 10) if shape.smoke else (200, _per(500, shape.scale))
+    params = {"index_levels": 4, "fanout": 3, "leaves": leaves, "per_leaf": per_leaf}
+    directory = shape.root / f"deep-4x3-{leaves}x{per_leaf}"
+    stats, _ = ensure_site(directory, "deep", **params)
+    return stats, directory
 
 
-def build_cycle(scale: float) -> SiteStats:
-    per_leaf = _per(500, scale)
+def build_cycle(shape: Shape) -> tuple[SiteStats, Path]:
+    per_leaf = 10 if shape.smoke else _per(500, shape.scale)
     params = {"indexes": 5, "leaves": 20, "per_leaf": per_leaf}
-    stats, _ = ensure_site(WORK_DIR / f"cycle-5-20x{per_leaf}", "cycle", **params)
-    return stats
+    directory = shape.root / f"cycle-5-20x{per_leaf}"
+    stats, _ = ensure_site(directory, "cycle", **params)
+    return stats, directory
 
 
 def _mix(s: SiteStats) -> str:
@@ -226,14 +252,27 @@ def _venv_python_version() -> str:
     return platform.python_version()
 
 
+def peers_venv_ready(extra: tuple[str, ...] = ()) -> bool:
+    """Whether `.peers-venv` exists and holds the pinned requirements (nothing is installed)."""
+    if not (PEERS_PYTHON.exists() and PEERS_MARKER.is_file()):
+        return False
+    try:
+        saved = json.loads(PEERS_MARKER.read_text())
+    except (OSError, ValueError):
+        return False
+    had = set(saved.get("requirements", []))
+    wanted = {*PEER_REQUIREMENTS, *extra}
+    return saved.get("python") == _venv_python_version() and wanted <= had
+
+
 def ensure_peers_venv(extra: tuple[str, ...] = ()) -> None:
     """Create `.peers-venv` (or reuse it while its marker lists the same requirements)."""
     wanted = sorted({*PEER_REQUIREMENTS, *extra})
+    if peers_venv_ready(extra):
+        return
     if PEERS_PYTHON.exists() and PEERS_MARKER.is_file():
         saved = json.loads(PEERS_MARKER.read_text())
         had = set(saved.get("requirements", []))
-        if saved.get("python") == _venv_python_version() and set(wanted) <= had:
-            return
         # Keep what was added on demand (the profiler) unless this run pins it differently.
         pinned = {_dist_name(r) for r in wanted}
         wanted = sorted({*wanted, *(r for r in had if _dist_name(r) not in pinned)})
@@ -423,10 +462,12 @@ class ScenarioResult:
 
 
 def run_scenario(
-    launcher: Launcher, scenario: Scenario, tools: list[Tool], args: Options
+    launcher: Launcher, scenario: Scenario, tools: list[Tool], args: Options, root: Path
 ) -> ScenarioResult:
     start = time.perf_counter()
-    stats = scenario.build(args.size_scale)
+    stats, directory = scenario.build(Shape(root, args.size_scale, args.smoke))
+    if args.smoke:
+        print("   " + check_smoke_mix(stats.page_urls, scenario.name), file=sys.stderr)
     print(
         f"== {scenario.name}: {scenario.summary(stats)} "
         f"(site ready in {time.perf_counter() - start:.1f} s)",
@@ -437,14 +478,14 @@ def run_scenario(
     tmp_parent = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
     load = [os.getloadavg()[0]]
     with (
-        SiteServer(_served_dir(stats), latency=scenario.latency) as server,
+        SiteServer(directory, latency=scenario.latency) as server,
         tempfile.TemporaryDirectory(prefix="sitescout-peers-", dir=tmp_parent) as tmp,
     ):
         expected = Expected(
             set(iter_page_urls(stats, server.origin)),
             set(iter_alternate_only_urls(stats, server.origin)),
         )
-        print(f"   serving {_served_dir(stats).name} at {server.origin}/", file=sys.stderr)
+        print(f"   serving {directory.name} at {server.origin}/", file=sys.stderr)
         for k in range(args.repeats):
             order = rows[k % len(rows) :] + rows[: k % len(rows)]
             for row in order:
@@ -462,14 +503,6 @@ def run_scenario(
         if args.profile and any(t.key == "sitescout" for t in tools):
             result.profile = profile_sitescout(server, Path(tmp), args.timeout)
     return result
-
-
-def _served_dir(stats: SiteStats) -> Path:
-    if stats.scenario == "flat_index":
-        return WORK_DIR / f"flat-{stats.shards}x{stats.per_shard}"
-    if stats.scenario == "deep":
-        return WORK_DIR / f"deep-4x3-{stats.shards}x{stats.per_shard}"
-    return WORK_DIR / f"cycle-5-{stats.shards}x{stats.per_shard}"
 
 
 def _log_run(row: Row, o: Outcome, k: int, n: int) -> None:
@@ -624,6 +657,8 @@ def print_result(res: ScenarioResult, versions: dict[str, str]) -> None:
             ratio_wall = f"> {floor / base_wall:.0f}×" if base_wall else ""
         elif row.good:
             found = f"{row.found():,} / {row.expected:,}"
+            if not row.correct():
+                found += " **WRONG**"
             wall_text = f"{wall:.2f}"
             reqs_text = f"{reqs:,}"
             ratio_wall = "" if row is base else _ratio(wall, base_wall)
@@ -758,6 +793,7 @@ class Options:
     max_rss_mib: float
     profile: bool
     sitescout: str
+    smoke: bool
 
 
 def parse_args() -> Options:
@@ -773,7 +809,7 @@ def parse_args() -> Options:
         "--size-scale",
         type=float,
         default=1.0,
-        help="scale the URLs per urlset (documents stay the same), e.g. 0.05 for a smoke run",
+        help="scale the URLs per urlset (documents stay the same), e.g. 0.05 for a quick look",
     )
     parser.add_argument("--timeout", type=float, default=300, help="seconds per tool run")
     parser.add_argument(
@@ -792,7 +828,17 @@ def parse_args() -> Options:
         default=str(SITESCOUT_EXE),
         help="the sitescout executable to measure (default: the one next to this Python)",
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a tiny run to check that the benchmark works: every scenario on tiny sites, one "
+        "round, in a temporary directory; the peers only if their venv is already there",
+    )
     ns = parser.parse_args()
+    if ns.smoke:
+        if ns.profile:
+            parser.error("--smoke does not profile (py-spy would be installed)")
+        ns.scenario, ns.repeats, ns.timeout = "all", 1, min(ns.timeout, SMOKE_TIMEOUT)
     if ns.repeats < 1:
         parser.error("--repeats must be at least 1")
     if not 0 < ns.size_scale <= 1:
@@ -809,15 +855,21 @@ def main() -> int:
     SITESCOUT_EXE = Path(args.sitescout)
     tools = [TOOLS[key] for key in dict.fromkeys(args.tools.split(","))]
     versions: dict[str, str] = {}
+    skipped = ""
+    if args.smoke and any(t.peer for t in tools) and not peers_venv_ready():
+        # A smoke run installs nothing: without the peers' venv it measures what it can.
+        skipped = ", ".join(t.key for t in tools if t.peer)
+        tools = [t for t in tools if not t.peer]
+        print(f"== peers skipped ({skipped}): no {PEERS_VENV.name} ready", file=sys.stderr)
     if any(t.peer for t in tools):
         ensure_peers_venv()
         versions = peer_versions()
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     results: list[ScenarioResult] = []
     # The launcher starts first, while this process is still small (see walk.Launcher).
-    with Launcher() as launcher:
+    with Launcher() as launcher, work_dir(args.smoke) as root:
         for name in names:
-            results.append(run_scenario(launcher, SCENARIOS[name], tools, args))
+            results.append(run_scenario(launcher, SCENARIOS[name], tools, args, root))
             sys.stderr.flush()
             print_result(results[-1], versions)
             sys.stdout.flush()
@@ -828,6 +880,14 @@ def main() -> int:
         + (f"; peers: {peers}" if peers else "")
         + f". Command: `{command}`"
     )
+    if skipped:
+        print(
+            f"Peers skipped ({skipped}): their virtualenv `{PEERS_VENV.relative_to(ROOT)}` is "
+            "absent or out of date, and a smoke run installs nothing (run without --smoke to "
+            "create it)."
+        )
+    if args.smoke:
+        print("Smoke run: tiny sites, the figures only show that every tool ran and was right.")
     return 0
 
 

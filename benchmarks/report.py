@@ -5,9 +5,10 @@ Run from the project root:
     .venv/bin/python benchmarks/report.py                    # 1,000,000 URLs, 3 rounds
     .venv/bin/python benchmarks/report.py --urls 100000 --shards 4 --rounds 1   # a quick look
     .venv/bin/python benchmarks/report.py --cli              # also time the two commands
+    .venv/bin/python benchmarks/report.py --smoke            # seconds: does it still work?
 
 It serves the flat 1M-URL site of `walk.py` (generated once into `benchmarks/.work/`, shared with
-that script) from memory on 127.0.0.1 and measures, in one process:
+that script) from memory on 127.0.0.1, in a process of its own, and measures, in this one:
 
 1. walk: `async for batch in sitescout.walk(origin)` doing nothing with the batches;
 2. walk + report: the same walk feeding every batch to `ReportBuilder.add_entries`, with the
@@ -23,7 +24,15 @@ Then the page is rendered from the walk + report round, and its size is printed 
    process with no walk at all, for the per-URL cost and the page size in the worst case.
 
 With `--cli`, `sitescout urls ORIGIN -o /dev/null -q` and `sitescout report ORIGIN -o FILE -q`
-are also timed as whole processes (wall, best of `--rounds`).
+are also timed as whole processes (wall, best of `--rounds`); a command that fails, or a report
+that is not written, stops the benchmark.
+
+Every walk must yield the site's distinct URLs (its pages and their hreflang-only alternates, as
+`_site.py` counts them); a walk that does not is marked WRONG.
+
+`--smoke` runs the same on a 400-URL site of the same generator (2 urlsets, the whole mix still
+in it) for one round, generated into a temporary directory instead of `.work/`: seconds, for the
+test suite (`tests/test_benchmarks.py`).
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from _site import ensure_flat_index
+from _site import check_smoke_mix, ensure_flat_index, work_dir
 
 import sitescout
 from sitescout._models import Alternate, Entry
@@ -53,7 +62,7 @@ with SiteServer(Path(sys.argv[1])) as server:
         time.sleep(3600)
 """
 BENCH_DIR = Path(__file__).resolve().parent
-WORK_DIR = BENCH_DIR / ".work"
+SMOKE_URLS, SMOKE_SHARDS = 400, 2
 VENV_BIN = BENCH_DIR.parent / ".venv" / "bin"
 
 
@@ -93,7 +102,7 @@ def synthetic(n: int) -> list[list[Entry]]:
             path = f"/account/orders/{i}"
         else:
             path = f"/{section}/{2015 + i % 10}/post-about-thing-{i}/"
-        alternates = ()
+        alternates: tuple[Alternate, ...] = ()
         if i % 20 == 7:
             alternates = (
                 Alternate("en", f"https://www.example.com{path}"),
@@ -116,25 +125,52 @@ def synthetic(n: int) -> list[list[Entry]]:
     return batches
 
 
+def _command(argv: list[str]) -> float:
+    """Wall seconds of one command; it must succeed."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-10:])
+        raise SystemExit(f"`{' '.join(argv)}` failed (exit {done.returncode}):\n{tail}")
+    return wall
+
+
 def cli_round(origin: str, out: Path) -> tuple[float, float]:
     exe = str(VENV_BIN / "sitescout")
-    start = time.perf_counter()
-    subprocess.run([exe, "urls", origin + "/", "-o", "/dev/null", "-q"], check=False)
-    urls_wall = time.perf_counter() - start
-    start = time.perf_counter()
-    subprocess.run([exe, "report", origin + "/", "-o", str(out), "-q"], check=False)
-    return urls_wall, time.perf_counter() - start
+    urls_wall = _command([exe, "urls", origin + "/", "-o", "/dev/null", "-q"])
+    out.unlink(missing_ok=True)
+    report_wall = _command([exe, "report", origin + "/", "-o", str(out), "-q"])
+    if not out.is_file() or not out.stat().st_size:
+        raise SystemExit(f"`sitescout report` wrote no page to {out}")
+    return urls_wall, report_wall
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--urls", type=int, default=1_000_000)
     parser.add_argument("--shards", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cli", action="store_true")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a tiny run to check that the benchmark works (--urls {SMOKE_URLS} --shards "
+        f"{SMOKE_SHARDS} --rounds 1, the site in a temporary directory)",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.urls, args.shards, args.rounds = SMOKE_URLS, SMOKE_SHARDS, 1
+        print(check_smoke_mix(args.urls, "to walk"), file=sys.stderr)
+    if args.rounds < 1 or args.shards < 1 or args.urls < args.shards:
+        parser.error("--rounds and --shards must be at least 1, --urls at least --shards")
+    with work_dir(args.smoke) as root:
+        run(args, root)
+
+
+def run(args: argparse.Namespace, root: Path) -> None:
     per_shard = args.urls // args.shards
-    directory = WORK_DIR / f"flat-{args.shards}x{per_shard}"
+    directory = root / f"flat-{args.shards}x{per_shard}"
     start = time.perf_counter()
     stats, generated = ensure_flat_index(directory, args.shards, per_shard)
     print(
@@ -154,6 +190,8 @@ def main() -> None:
     try:
         assert server.stdout is not None
         origin = server.stdout.readline().strip()
+        if not origin.startswith("http://127.0.0.1:"):
+            raise SystemExit("the site server did not start")
         for _ in range(args.rounds):
             plain.append(asyncio.run(_walk(origin, None)))
             builder = ReportBuilder(site=origin)
@@ -173,7 +211,20 @@ def main() -> None:
     start = time.perf_counter()
     page = render_report(builder, title=f"{stats.page_urls:,}-URL site")
     render = time.perf_counter() - start
-    print(f"\nwalk of {walk.urls:,} entries (best of {args.rounds}, in process)")
+    if not walk.urls:
+        raise SystemExit(f"the walk of {origin}/ yielded no URL")
+    wrong = [r.urls for r in plain + [r for r, _ in fed] if r.urls != stats.distinct_urls]
+    verdict = (
+        f"WRONG: {wrong[0]:,} entries in a walk, {stats.distinct_urls:,} expected"
+        if wrong
+        else "each walk yielded them all"
+    )
+    smoke = "; smoke run: a tiny site, the figures only show that it works" if args.smoke else ""
+    print(
+        f"\nwalk of {walk.urls:,} entries (best of {args.rounds}, in process): "
+        f"{stats.page_urls:,} pages + {stats.alternate_only_urls:,} hreflang-only alternates, "
+        f"{verdict}{smoke}"
+    )
     print(f"  walk only            wall {walk.wall:7.2f} s   cpu {walk.cpu:7.2f} s")
     print(f"  walk + report        wall {best.wall:7.2f} s   cpu {best.cpu:7.2f} s")
     print(

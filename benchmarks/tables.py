@@ -4,6 +4,7 @@ Run from the project root:
 
     .venv/bin/python benchmarks/tables.py                       # 1,000,000 URLs, 3 rounds
     .venv/bin/python benchmarks/tables.py --urls 100000 --shards 4 --rounds 1   # a quick look
+    .venv/bin/python benchmarks/tables.py --smoke                # seconds: does it still work?
 
 It serves the flat site of `walk.py` (generated once into `benchmarks/.work/`, shared with that
 script) from memory on 127.0.0.1, in a process of its own, and runs each variant in a fresh
@@ -17,7 +18,13 @@ process so that its peak RSS is its own:
    with `lastmod` converted by `pd.to_datetime(..., utc=True, errors="coerce", format="ISO8601")`.
 
 The variants alternate round by round; the best wall time and the lowest peak RSS of `--rounds`
-are kept.
+are kept. Every variant but the baseline must give one row per distinct URL of the site (its
+pages and their hreflang-only alternates, as `_site.py` counts them); one that does not is marked
+WRONG.
+
+`--smoke` runs the same on a 400-URL site of the same generator (2 urlsets, the whole mix still
+in it) for one round, generated into a temporary directory instead of `.work/`: seconds, for the
+test suite (`tests/test_benchmarks.py`).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from _site import ensure_flat_index
+from _site import check_smoke_mix, ensure_flat_index, work_dir
 
 _SERVE = """
 import sys, time
@@ -99,7 +106,7 @@ print(json.dumps({"rows": rows, "wall": wall, "cpu": cpu, "rss_mib": peak}))
 """
 
 BENCH_DIR = Path(__file__).resolve().parent
-WORK_DIR = BENCH_DIR / ".work"
+SMOKE_URLS, SMOKE_SHARDS = 400, 2
 VARIANTS = ("baseline", "walk", "to_arrow", "to_pandas", "dicts")
 
 
@@ -123,9 +130,26 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per child run")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a tiny run to check that the benchmark works (--urls {SMOKE_URLS} --shards "
+        f"{SMOKE_SHARDS} --rounds 1, the site in a temporary directory)",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.urls, args.shards, args.rounds = SMOKE_URLS, SMOKE_SHARDS, 1
+        args.timeout = min(args.timeout, 60.0)
+        print(check_smoke_mix(args.urls, "to walk"), file=sys.stderr)
+    if args.rounds < 1 or args.shards < 1 or args.urls < args.shards:
+        parser.error("--rounds and --shards must be at least 1, --urls at least --shards")
+    with work_dir(args.smoke) as root:
+        run(args, root)
+
+
+def run(args: argparse.Namespace, root: Path) -> None:
     per_shard = args.urls // args.shards
-    directory = WORK_DIR / f"flat-{args.shards}x{per_shard}"
+    directory = root / f"flat-{args.shards}x{per_shard}"
     start = time.perf_counter()
     stats, generated = ensure_flat_index(directory, args.shards, per_shard)
     print(
@@ -143,6 +167,8 @@ def main() -> None:
     try:
         assert server.stdout is not None
         origin = server.stdout.readline().strip()
+        if not origin.startswith("http://127.0.0.1:"):
+            raise SystemExit("the site server did not start")
         for round_no in range(args.rounds):
             for variant in VARIANTS:
                 runs[variant].append(child(variant, origin, args.timeout))
@@ -151,15 +177,23 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=10)
     base = min(r["wall"] for r in runs["walk"])  # the ratios: wall time over the bare walk's
-    print(f"\n{stats.page_urls:,} page URLs, best of {args.rounds} (each variant its own process)")
+    smoke = "; smoke run: a tiny site, the figures only show that it works" if args.smoke else ""
+    print(
+        f"\n{stats.page_urls:,} page URLs + {stats.alternate_only_urls:,} hreflang-only "
+        f"alternates = {stats.distinct_urls:,} rows expected, best of {args.rounds} (each variant "
+        f"its own process){smoke}"
+    )
     header = ("variant", "rows", "wall s", "cpu s", "peak RSS MiB", "÷ walk")
     print("  {:<10} {:>10} {:>8} {:>8} {:>13} {:>7}".format(*header))
     for variant in VARIANTS:
         best = min(runs[variant], key=lambda r: r["wall"])
         rss = min(r["rss_mib"] for r in runs[variant])
+        rows = {int(r["rows"]) for r in runs[variant]}
+        want = 0 if variant == "baseline" else stats.distinct_urls
+        wrong = "" if rows == {want} else f"  WRONG: {want:,} rows expected"
         print(
             f"  {variant:<10} {int(best['rows']):>10,} {best['wall']:>8.2f} {best['cpu']:>8.2f} "
-            f"{rss:>13.0f} {best['wall'] / base:>6.2f}x"
+            f"{rss:>13.0f} {best['wall'] / max(base, 1e-9):>6.2f}x{wrong}"
         )
 
 

@@ -1,6 +1,7 @@
 """Throughput of the per-URL rules against bare `urllib.parse.urlsplit` (the floor).
 
-    python benchmarks/urls.py [--count N] [--seed S]
+    .venv/bin/python benchmarks/urls.py [--count N] [--seed S] [--runs R]
+    .venv/bin/python benchmarks/urls.py --smoke     # 2,000 URLs, one run: does it still work?
 
 Generates realistic sitemap URLs deterministically (mostly clean https URLs of varied shapes, about
 10% with query strings including tracking parameters, some uppercase hosts, escapes, fragments and
@@ -11,6 +12,9 @@ default ports), then times, best of 3, over the same list:
   the cache too, for reference.
 * `normalize_url`
 * `normalize_url` + `classify`
+
+`--smoke` times the same on 2,000 URLs of the same generator, once: a fraction of a second, for
+the test suite (`tests/test_benchmarks.py`); its rates mean little at that size.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from urllib.parse import urlsplit
 from sitescout._urls import classify, normalize_url
 
 SITE = "https://www.example.com/"
+SMOKE_COUNT = 2_000
 WORDS = (
     "guide intro pricing about team careers news press release product widget gadget install "
     "configure reference tutorial overview security privacy terms faq support contact blog post "
@@ -100,11 +105,20 @@ def best_of(runs: int, function: Callable[[str], object], urls: list[str]) -> fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--count", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a tiny run to check that the benchmark works (--count {SMOKE_COUNT:,} --runs 1)",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.count, args.runs = SMOKE_COUNT, 1
+    if args.count < 1 or args.runs < 1:
+        parser.error("--count and --runs must be at least 1")
 
     urls = make_urls(args.count, args.seed)
     changed = sum(normalize_url(url) != url for url in urls)

@@ -7,6 +7,7 @@ Run from the project root (the project venv has everything it needs):
     .venv/bin/python benchmarks/walk.py --sizes 100k --repeat 1      # a quick look (about 1 min)
     .venv/bin/python benchmarks/walk.py --before HEAD                # + a committed version
     .venv/bin/python benchmarks/walk.py --json walk.json --api       # + save figures, walk() too
+    .venv/bin/python benchmarks/walk.py --smoke                      # seconds: does it still work?
 
 Sites: for every size in `--sizes`, robots.txt -> a sitemap index -> gzipped urlsets of
 `--per-shard` URLs (50,000: the 1M site has 20), generated once into `benchmarks/.work/` and
@@ -43,6 +44,12 @@ target credited. The tables give, for each size, µs of CPU per page URL (`<loc>
 speed-ups against the naive walker and the throughput against the lxml floor, then peak RSS and
 its growth per URL from the smallest to the largest size, then the targets at the largest size.
 `peers.py` measures the other tools users would pick.
+
+`--smoke` is the same run on two tiny sites of the same generator (200 and 400 URLs in urlsets of
+100, every lastmod form, hreflang, queries and whitespace still in them), one round, generated
+into a temporary directory instead of `.work/`: seconds, for the test suite
+(`tests/test_benchmarks.py`). Its figures say only that every tool ran and was right; the targets
+are judged at sizes where start-up does not dominate.
 """
 
 from __future__ import annotations
@@ -68,16 +75,18 @@ from typing import Any
 
 from _site import (
     PLACEHOLDER_ORIGIN,
+    WORK_DIR,
     SiteServer,
     SiteStats,
+    check_smoke_mix,
     ensure_flat_index,
     iter_alternate_only_urls,
     iter_page_urls,
+    work_dir,
 )
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
-WORK_DIR = BENCH_DIR / ".work"
 VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 MIB = 1024 * 1024
@@ -88,6 +97,9 @@ TARGET_FLOOR_RATIO = 0.5
 TARGET_PEAK_RSS_MIB = 100.0
 TARGET_GROWTH_BYTES = 32.0
 TARGET_ITER_SPEEDUP = 2.0
+SMOKE_SIZES = [200, 400]
+SMOKE_PER_SHARD = 100
+SMOKE_TIMEOUT = 60.0
 
 
 # --- child programs ----------------------------------------------------------------------------
@@ -930,6 +942,7 @@ class Options:
     wait_for_cli: float
     sitescout: str
     page_origin: str | None
+    smoke: bool
 
 
 def _size(text: str) -> int:
@@ -974,7 +987,18 @@ def parse_args() -> Options:
         help="put page URLs on this origin (e.g. https://www.example.com) instead of the "
         "loopback server's http://127.0.0.1:PORT",
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a tiny run to check that the benchmark works: sizes "
+        f"{','.join(map(str, SMOKE_SIZES))}, --per-shard {SMOKE_PER_SHARD}, --repeat 1, sites "
+        "in a temporary directory",
+    )
     ns = parser.parse_args()
+    if ns.smoke:
+        ns.sizes = ",".join(map(str, SMOKE_SIZES))
+        ns.per_shard, ns.repeat = SMOKE_PER_SHARD, 1
+        ns.timeout = min(ns.timeout, SMOKE_TIMEOUT)
     if ns.repeat < 1:
         parser.error("--repeat must be at least 1")
     try:
@@ -989,15 +1013,15 @@ def parse_args() -> Options:
     return Options(**{**vars(ns), "sizes": sizes})
 
 
-def site_dir(shards: int, per_shard: int, page_origin: str | None) -> Path:
+def site_dir(root: Path, shards: int, per_shard: int, page_origin: str | None) -> Path:
     pages = "" if page_origin is None else "-pages-" + re.sub(r"[^A-Za-z0-9.]+", "_", page_origin)
-    return WORK_DIR / f"flat-{shards}x{per_shard}{pages}"
+    return root / f"flat-{shards}x{per_shard}{pages}"
 
 
-def prepare(size: int, per_shard: int, page_origin: str | None) -> Site:
+def prepare(root: Path, size: int, per_shard: int, page_origin: str | None) -> Site:
     per_shard = min(per_shard, size)
     shards = size // per_shard
-    directory = site_dir(shards, per_shard, page_origin)
+    directory = site_dir(root, shards, per_shard, page_origin)
     start = time.perf_counter()
     stats, generated = ensure_flat_index(directory, shards, per_shard, page_origin=page_origin)
     print(
@@ -1014,9 +1038,15 @@ def main() -> int:
     notes: list[str] = []
     results: list[SizeResult] = []
     load = [os.getloadavg()[0]]
+    if args.smoke:
+        notes.append(check_smoke_mix(args.sizes[0], "(the smallest)"))
     # The launcher starts first, while this process is still small (see Launcher).
-    with Launcher() as launcher, contextlib.ExitStack() as servers:
-        sites = [prepare(size, args.per_shard, args.page_origin) for size in args.sizes]
+    with (
+        Launcher() as launcher,
+        work_dir(args.smoke) as root,
+        contextlib.ExitStack() as servers,
+    ):
+        sites = [prepare(root, size, args.per_shard, args.page_origin) for size in args.sizes]
         tools = build_tools(args, notes)
         for site in sites:
             site.server = servers.enter_context(SiteServer(site.directory))
@@ -1038,9 +1068,10 @@ def report(results: list[SizeResult], args: Options, notes: list[str], load: lis
     stats = results[-1].site.stats
     host = stats.page_origin or "127.0.0.1:PORT"
     sizes = ", ".join(f"{r.site.stats.page_urls:,}" for r in results)
+    smoke = " (smoke run: tiny sites, the figures only show that it works)" if args.smoke else ""
     print(
         f"\n### sitescout walk benchmark: {sizes} URLs, page URLs on {host}, "
-        f"median of {args.repeat}\n"
+        f"median of {args.repeat}{smoke}\n"
     )
     print(
         f"Python {platform.python_version()}, lxml {metadata.version('lxml')}, sitescout "
