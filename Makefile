@@ -20,8 +20,8 @@ demo: $(VENV)/.installed
 	$(BIN)/sitescout demo
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests benchmarks fuzz
-	$(BIN)/ruff format --check src tests benchmarks fuzz
+	$(BIN)/ruff check src tests benchmarks fuzz docs
+	$(BIN)/ruff format --check src tests benchmarks fuzz docs
 	$(BIN)/mypy
 
 # The Rust core: formatting, lints (with and without the Python glue) and its own tests.

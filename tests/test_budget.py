@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitescout._budget import BudgetName, Budgets, BudgetTracker, order_children, truncation_notice
+from sitescout._budget import (
+    BudgetName,
+    Budgets,
+    BudgetTracker,
+    budget_label,
+    order_children,
+    truncation_notice,
+)
 from sitescout._errors import UsageError
 
 
@@ -442,3 +449,30 @@ def test_order_children_is_a_permutation(children: list[str], preferred: str | N
 )
 def test_truncation_notice(discovered: int, leaves: int, limit: int, expected: str) -> None:
     assert truncation_notice(discovered, leaves, limit) == expected
+
+
+def test_overshoot_counts_the_bytes_read_past_the_byte_budget() -> None:
+    tracker = BudgetTracker(Budgets(max_bytes=500), clock=lambda: 0.0)
+    tracker.add_bytes(400)
+    assert tracker.overshoot() == 0
+    tracker.add_bytes(390)
+    assert tracker.overshoot() == 290
+    assert BudgetTracker(Budgets(), clock=lambda: 0.0).overshoot() == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("max_urls", "Sitemap URL limit"),
+        ("max_bytes", "Sitemap body byte limit"),
+        ("max_fetches", "Sitemap fetch limit"),
+        ("max_depth", "Sitemap depth limit"),
+        ("deadline", "Sitemap walk deadline"),
+        ("something else", "something else"),
+    ],
+)
+def test_budget_label_is_the_warnings_own_name(name: str, label: str) -> None:
+    assert budget_label(name) == label
+    if name.startswith("max_"):
+        tracker = BudgetTracker(Budgets(**{name: 7}), clock=lambda: 0.0)
+        assert tracker.warning(name).startswith(f"{label} (")  # type: ignore[arg-type]

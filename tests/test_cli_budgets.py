@@ -222,3 +222,40 @@ def test_deadline_flag_ends_a_slow_walk_with_exit_1(site: Site, release: threadi
         == 1
     )
     assert summary["partial"] is True
+
+
+def four_urlsets(site: Site, per: int = 15) -> None:
+    site.add("/robots.txt", "Sitemap: /index.xml\n", Content_Type="text/plain")
+    site.add("/index.xml", sitemapindex([f"{site.url}/s{i}.xml" for i in range(4)]))
+    for i in range(4):
+        site.add(f"/s{i}.xml", urlset([f"{site.url}/p{i}-{j}" for j in range(per)]))
+
+
+def test_max_urls_invents_no_errors(site: Site) -> None:
+    # The four urlsets are fetched at once; the first fills the budget and the others stop
+    # reading. They answered 200: they are documents left unread, not failures.
+    four_urlsets(site)
+    code, lines, summary = run_cli(site.url, "--max-urls", "5")
+    assert code == 1
+    assert len(lines) == 5
+    assert summary["errors"] == []
+    assert summary["budgets_hit"] == ["max_urls"]
+    assert summary["partial_reasons"] == ["a walk budget was reached"]
+    assert not any("not a sitemap" in note for note in summary["notes"])
+
+
+@pytest.mark.parametrize("concurrency", ["1", "8"])
+def test_max_bytes_binds_on_bytes_read_and_says_by_how_much(site: Site, concurrency: str) -> None:
+    four_urlsets(site)
+    code, lines, summary = run_cli(site.url, "--max-bytes", "500", "--concurrency", concurrency)
+    assert code == 1
+    assert summary["budgets_hit"] == ["max_bytes"]
+    assert summary["errors"] == []
+    assert summary["partial_reasons"] == ["a walk budget was reached"]
+    assert "Sitemap body byte limit (500 bytes) reached; discovery results are partial." in (
+        summary["warnings"]
+    )
+    over = [w for w in summary["warnings"] if "over the byte limit" in w]
+    assert len(over) == 1
+    assert f"{summary['bytes'] - 500:,} over" in over[0]
+    assert len(lines) < 60

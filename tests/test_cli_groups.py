@@ -68,10 +68,71 @@ def test_groups_nothing_found_exits_3(site: Site) -> None:
     assert as_json(result)["groups"] == []
 
 
+# -- sources: llms.txt ---------------------------------------------------------------------------
+
+TEXT = "text/plain; charset=utf-8"
+LLMS_TXT = (
+    "# Docs\n\n- [Guide](/docs/guide/index.md)\n- [API](/docs/api.md)\n- [CLI](/docs/cli.md)\n"
+    "- [Install](/docs/install)\n- [FAQ](/help/faq)\n- [Contact](/help/contact)\n"
+    "- [Billing](/help/billing)\n"
+)
+
+
+def shop_with_llms_txt(site: Site, path: str = "/llms.txt") -> None:
+    """The shop's sitemaps beside an llms.txt of other pages: the groups show which was read."""
+    shop(site)
+    site.add(path, LLMS_TXT, Content_Type=TEXT)
+
+
+def test_groups_source_llms_reads_only_the_llms_txt(site: Site) -> None:
+    shop_with_llms_txt(site)
+    result = invoke("groups", site.url + "/", "--source", "llms", "--json")
+    assert result.exit_code == 0, result.output
+    data = as_json(result)
+    assert [(g["prefix"], g["count"]) for g in data["groups"]] == [("/docs/*", 4), ("/help/*", 3)]
+    assert site.url + "/docs/guide/" in data["groups"][0]["samples"]  # the page, not its .md
+    assert data["walk"]["source"] == "llms.txt"
+    assert data["walk"]["llms"]["url"] == site.url + "/llms.txt"
+    assert data["walk"]["llms"]["links"] == 7 and data["walk"]["llms"]["md_links"] == 3
+    assert site.hits["/llms.txt"] == 1
+    assert site.hits["/robots.txt"] == 0 and site.total_hits("/sitemap") == 0
+
+
+def test_groups_source_all_merges_sitemaps_and_llms_txt(site: Site) -> None:
+    shop_with_llms_txt(site)
+    data = as_json(invoke("groups", site.url + "/", "--source", "all", "--json"))
+    counts = {g["prefix"]: g["count"] for g in data["groups"]}
+    assert counts == {"/products/*": 12, "/docs/*": 4, "/blog/*": 4, "/help/*": 3, "other": 2}
+
+
+def test_groups_llms_txt_names_the_file(site: Site) -> None:
+    shop_with_llms_txt(site, "/files/pages.txt")
+    result = invoke(
+        "groups", site.url + "/", "--source", "llms", "--llms-txt", site.url + "/files/pages.txt"
+    )
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.stdout.splitlines() if line.strip().startswith("/")]
+    assert [(r[0], r[1]) for r in rows] == [("/docs/*", "4"), ("/help/*", "3")]
+    assert f"via llms.txt {site.url}/files/pages.txt" in result.stderr
+    assert site.hits["/llms.txt"] == 0 and site.hits["/files/pages.txt"] == 1
+
+
+def test_groups_quiet_leaves_stderr_empty(site: Site) -> None:
+    shop(site)
+    result = invoke("groups", site.url + "/", "-q")
+    assert result.exit_code == 0
+    assert "18 URLs in 3 groups" in result.stdout  # the answer still goes to stdout
+    assert result.stderr == ""
+
+
 @pytest.mark.parametrize(
     "args",
     [
         pytest.param(("groups", "ftp://example.com/"), id="groups-not-http"),
+        pytest.param(("groups", "https://example.com/", "--source", "web"), id="bad-source"),
+        pytest.param(
+            ("groups", "https://example.com/", "--llms-txt", "file:///etc/passwd"), id="llms-file"
+        ),
         pytest.param(("groups", "https://example.com/", "--depth", "0"), id="depth-0"),
         pytest.param(("groups", "https://example.com/", "--max-fetches", "0"), id="budget-0"),
     ],

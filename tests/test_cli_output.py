@@ -239,24 +239,121 @@ def test_a_complete_run_replaces_the_file(site: Site, tmp_path: Path, fmt: str) 
     assert stray_files(tmp_path, out) == []
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
-def test_a_complete_empty_walk_writes_an_empty_inventory(
-    site: Site, tmp_path: Path, fmt: str
+FORMATS = ["jsonl", "csv", "txt", "parquet"]
+OLD_TXT = b"https://old.example/\n"
+
+
+def nothing_found_site(site: Site, way: str) -> list[str]:
+    """A site, and the URL arguments of a run that finds nothing on it, in one of five ways."""
+    site.add("/robots.txt", "Sitemap: /s.xml\n", Content_Type="text/plain")
+    if way == "empty sitemap":
+        site.add("/s.xml", urlset([]))
+        return [site.url]
+    site.add("/s.xml", urlset([f"{site.url}/en/p{i}" for i in range(5)]))
+    site.add("/llms.txt", f"# Site\n\n- [One]({site.url}/en/one)\n", Content_Type="text/plain")
+    if way == "base path":
+        return [f"{site.url}/de/nothing/"]
+    if way == "llms under base path":
+        return [f"{site.url}/de/nothing/", "--source", "llms"]
+    if way == "no llms.txt":
+        site.routes.pop("/llms.txt")
+        return [site.url, "--source", "llms"]
+    assert way == "every sitemap fails"
+    site.routes.pop("/llms.txt")
+    site.add("/s.xml", b"", status=500)
+    return [site.url]
+
+
+WAYS = ["empty sitemap", "base path", "llms under base path", "no llms.txt", "every sitemap fails"]
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_entry_written_leaves_the_file_byte_for_byte(
+    site: Site, tmp_path: Path, fmt: str, way: str
 ) -> None:
-    # The site answered and lists no page: that is the inventory now, not the old file.
     if fmt == "parquet":
         pytest.importorskip("pyarrow")
-    site.add("/robots.txt", "Sitemap: /s.xml\n", Content_Type="text/plain")
-    site.add("/s.xml", urlset([]))
-    out = tmp_path / f"inventory.{fmt}"
-    out.write_bytes(OLD[fmt])
+    args = nothing_found_site(site, way)
+    out = tmp_path / f"keep.{fmt}"
+    old = OLD.get(fmt, OLD_TXT) * 57
+    out.write_bytes(old)
     proc = subprocess.run(
-        [sys.executable, "-m", "sitescout", "urls", site.url, "-f", fmt, "-o", str(out)],
+        [sys.executable, "-m", "sitescout", "urls", *args, "-f", fmt, "-o", str(out), "--timeout", "5"],
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert rows_in(out, fmt) == 0
+    assert proc.returncode == 3, proc.stderr
+    assert out.read_bytes() == old
     assert stray_files(tmp_path, out) == []
+    assert f"{out}: left as it was (no entry written)" in proc.stderr
+
+
+def test_no_entry_written_creates_no_file(site: Site, tmp_path: Path) -> None:
+    args = nothing_found_site(site, "base path")
+    out = tmp_path / "new.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitescout", "urls", *args, "-o", str(out), "--json"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stderr
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    assert f"{out}: not created (no entry written)" in summary_of(proc.stderr)["notes"]
+
+
+def test_entries_stream_to_a_pipe_while_the_site_stalls(
+    site: Site, release: threading.Event
+) -> None:
+    # Each child sends 5 URLs and stalls: they must reach the pipe within about half a second,
+    # not when a batch of 1,000 fills or the walk ends, and Ctrl-C keeps and counts them.
+    paths = stalling_site(site, release, head=5)
+    proc = start("urls", site.url, "-f", "txt", "--json")
+    assert proc.stdout is not None
+    lines: list[tuple[float, str]] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        with proc.stdout:
+            for line in proc.stdout:
+                lines.append((time.monotonic(), line))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    stderr = drain(proc.stderr)
+    try:
+        wait_until(lambda: all(site.hits[p] for p in paths), "the walk to reach every child")
+        requested = time.monotonic()
+        wait_until(lambda: len(lines) >= 5 * CHILDREN, "the first URLs on the pipe")
+        assert lines[-1][0] - requested < 2.0  # about 0.5 s; generous for a loaded machine
+        assert proc.poll() is None, "the walk ended: the children were not stalled"
+        proc.send_signal(signal.SIGINT)
+        proc.wait(WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(WAIT)
+        reader.join(WAIT)
+    urls = [line for _at, line in lines]
+    assert len(urls) == len(set(urls)) == 5 * CHILDREN
+    assert proc.returncode == 1
+    assert written(summary_of(stderr())) == 5 * CHILDREN
+
+
+def test_a_slow_small_sitemap_streams_to_a_library_consumer(
+    site: Site, release: threading.Event
+) -> None:
+    import sitescout
+
+    stalling_site(site, release, head=3)
+    got: list[float] = []
+    start_at = time.monotonic()
+    it = sitescout.iter_urls(site.url)
+    for _entry in it:
+        got.append(time.monotonic() - start_at)
+        if len(got) == 3 * CHILDREN:
+            break
+    it.close()
+    assert len(got) == 3 * CHILDREN
+    assert max(got) < 3.0  # the children stall for 30 s: the entries came before their end
 
 
 def test_the_file_behind_a_symlink_is_replaced_keeping_its_mode(site: Site, tmp_path: Path) -> None:

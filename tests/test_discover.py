@@ -46,6 +46,12 @@ def robots_failed(status: int | None, why: str) -> RobotsAnswer:
 
 MISSING = robots_failed(404, "HTTP 404")
 NO_ANSWER = robots_failed(None, "connection refused")
+# No connection could be made at all (what `Response.unreachable` says): not a timeout.
+REFUSED = RobotsAnswer(
+    None, ROBOTS_URL, why="ConnectError: connection refused", unreachable="connection refused"
+)
+TIMED_OUT = robots_failed(None, "no complete response within 8 s")
+CANNOT_CONNECT = "cannot connect to https://example.com/: connection refused"
 NOT_A_SITEMAP = Tried(False, failure="HTTP 404")
 A_SITEMAP = Tried(True)
 UNAVAILABLE_404 = "robots.txt unavailable (HTTP 404); trying well-known paths"
@@ -65,6 +71,7 @@ class Row:
     unreachable: bool = False
     site: str = SITE
     sitemap: str | None = None
+    cannot_connect: str | None = None
 
 
 def drive(row: Row) -> tuple[list[str], Discovery, DiscoveryPlan]:
@@ -218,6 +225,95 @@ ROWS = [
         ),
         id="sniff-unanswered-well-known-path-goes-on",
     ),
+    # The walker's first request cannot connect at all: nothing else is tried ...
+    pytest.param(
+        Row(
+            WALK,
+            {"robots": REFUSED},
+            ["robots"],
+            "none",
+            [],
+            [f"robots.txt could not be fetched: {CANNOT_CONNECT}; nothing else was tried"],
+            unreachable=True,
+            cannot_connect=CANNOT_CONNECT,
+        ),
+        id="walk-robots-cannot-connect-ends-the-chain",
+    ),
+    pytest.param(
+        Row(
+            WALK_CRAWL,
+            {"robots": REFUSED},
+            ["robots"],
+            "none",
+            [],
+            [f"robots.txt could not be fetched: {CANNOT_CONNECT}; nothing else was tried"],
+            unreachable=True,
+            cannot_connect=CANNOT_CONNECT,
+        ),
+        id="walk-crawl-robots-cannot-connect",
+    ),
+    # ... the sitemap given, when it is the first request, likewise ...
+    pytest.param(
+        Row(
+            WALK,
+            {"user": Tried(False, answered=False, unreachable="connection refused")},
+            ["user"],
+            "user",
+            [MAP],
+            [f"the sitemap could not be fetched: {CANNOT_CONNECT}; nothing else was tried"],
+            unreachable=True,
+            sitemap=MAP,
+            cannot_connect=CANNOT_CONNECT,
+        ),
+        id="walk-sitemap-given-cannot-connect",
+    ),
+    # ... but a timeout (a server that may have accepted the connection) is not that ...
+    pytest.param(
+        Row(
+            WALK,
+            {"robots": TIMED_OUT},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "none",
+            [],
+            [
+                "robots.txt unavailable (no complete response within 8 s); trying well-known paths",
+                NO_SITEMAP_FOUND,
+            ],
+        ),
+        id="walk-robots-timeout-goes-on",
+    ),
+    # ... nor a sitemap robots.txt lists on a host that cannot be reached: robots.txt answered.
+    pytest.param(
+        Row(
+            WALK,
+            {
+                "robots": robots("Sitemap: https://cdn.example.net/s.xml"),
+                "robots.txt": Tried(False, answered=False, unreachable="connection refused"),
+                "sitemap.xml": A_SITEMAP,
+            },
+            ["robots", "robots.txt", "sitemap.xml"],
+            "sitemap.xml",
+            [MAP],
+            ["no sitemap listed in robots.txt answered; trying well-known"],
+        ),
+        id="walk-unreachable-listed-sitemap-is-not-the-first-request",
+    ),
+    # The other callers keep their own rule for it.
+    pytest.param(
+        Row(
+            SNIFF,
+            {"robots": REFUSED},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "none",
+            [],
+            [
+                "robots.txt unavailable (ConnectError: connection refused); trying well-known "
+                "paths",
+                NO_SITEMAP_FOUND,
+            ],
+        ),
+        id="sniff-cannot-connect-still-tries-well-known",
+    ),
     # `--crawl`: robots.txt only (its note is kept as the walker always wrote it).
     pytest.param(
         Row(WALK_CRAWL, {}, ["robots"], "none", [], [UNAVAILABLE_404]),
@@ -337,6 +433,25 @@ def test_plan(row: Row) -> None:
     assert found.notes == row.notes
     assert plan.pushback == row.pushback
     assert plan.unreachable is row.unreachable
+    assert plan.cannot_connect == row.cannot_connect
+
+
+def test_a_robots_txt_that_cannot_connect_is_the_one_error_to_record() -> None:
+    """The walker records robots.txt's failure (it is no sitemap document, so nothing else
+    would); a sitemap given is a document, recorded by the walk itself."""
+    _asked, _found, plan = drive(Row(WALK, {"robots": REFUSED}, [], ""))
+    assert plan.failure is not None
+    assert (plan.failure.url, plan.failure.error, plan.failure.error_class) == (
+        ROBOTS_URL,
+        "ConnectError: connection refused",
+        "NetworkError",
+    )
+    given = Tried(False, answered=False, unreachable="connection refused")
+    _asked, _found, plan = drive(Row(WALK, {"user": given}, [], "", sitemap=MAP))
+    assert plan.cannot_connect == CANNOT_CONNECT and plan.failure is None
+    for answer in (MISSING, TIMED_OUT):
+        _asked, _found, plan = drive(Row(WALK, {"robots": answer}, [], ""))
+        assert plan.cannot_connect is None and plan.failure is None
 
 
 def test_source_url_names_what_won() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from sitescout._budget import Budgets, BudgetTracker
+from sitescout._budget import Budgets, BudgetTracker, budget_label
 from sitescout._errors import FetchError, FetchTimeoutError, HTTPError, NetworkError
 from sitescout._http import Response
 from sitescout._ledger import WalkLedger
 from sitescout._models import DocumentRecord, WalkReport
-from sitescout._parse import parse_document
+from sitescout._parse import SitemapParser, parse_document
 
 SITE = "https://docs.test"
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
@@ -242,3 +242,46 @@ def test_the_depth_warning_is_refreshed_last_with_the_final_count() -> None:
     ]
     assert report.budgets_hit == ["max_depth", "max_fetches"]
     assert report.partial_reasons == ["a walk budget was reached"]
+
+
+# -- documents a budget stopped ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("budget", ["max_urls", "max_bytes", "deadline"])
+def test_a_document_a_budget_stopped_is_not_a_failure(budget: str) -> None:
+    book, report, tracker = ledger(budgets=Budgets(max_urls=5, max_bytes=100, deadline=9.0))
+    tracker.mark_hit(budget)  # type: ignore[arg-type]
+    url = SITE + "/s.xml"
+    record = DocumentRecord(url=url, depth=2)
+    report.documents.append(record)
+    parser = SitemapParser(url, depth=2)
+    parser.feed(URLSET[: URLSET.index(b"</url>")])  # nothing complete yet: no kind guessed wrong
+    resp = response(url, error=FetchTimeoutError("cut", url=url) if budget == "deadline" else None)
+    book.settle_stopped(record, resp, parser, budget)  # type: ignore[arg-type]
+    assert report.errors == [] and record.error is None and record.error_class is None
+    assert record.stopped_by == budget
+    assert record.kind == "urlset"
+    assert report.partial and report.partial_reasons == ["a walk budget was reached"]
+    assert report.budgets_hit == [budget]
+    assert f"{url}: not read to its end ({budget_label(budget)})" in report.notes
+
+
+def test_an_unsniffed_stopped_document_gets_no_kind() -> None:
+    book, report, tracker = ledger(budgets=Budgets(max_urls=5))
+    tracker.mark_hit("max_urls")
+    url = SITE + "/s.xml"
+    record = DocumentRecord(url=url, depth=2)
+    book.settle_stopped(record, response(url), SitemapParser(url), "max_urls")
+    assert record.kind is None and record.error is None and report.errors == []
+
+
+def test_the_byte_overshoot_is_said_once_with_its_figures() -> None:
+    book, report, tracker = ledger(budgets=Budgets(max_bytes=500))
+    tracker.add_bytes(5790)
+    tracker.mark_hit("max_bytes")
+    book.finish()
+    over = [w for w in report.warnings if "over the byte limit" in w]
+    assert over == [
+        "5,790 sitemap bytes read, 5,290 over the byte limit: documents in flight were stopped "
+        "at their next read"
+    ]

@@ -146,6 +146,38 @@ def test_judge_link(raw: str, expected: Verdict) -> None:
     assert judge_link(raw, FILE) == expected
 
 
+NAMED = "https://docs.example.net/ai/llms.txt"  # an llms.txt named by the user, on another site
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # Links resolve against the file, wherever it is ...
+        ("/guide", Verdict("page", url="https://docs.example.net/guide")),
+        # ... and pages of the walk's own site count too ...
+        ("https://example.com/a", Verdict("page", url="https://example.com/a")),
+        (
+            "https://www.example.com/b.md",
+            Verdict("page", url="https://www.example.com/b", md_url="https://www.example.com/b.md"),
+        ),
+        # ... with the walk's own filters ...
+        (
+            "https://example.com/api/v1",
+            Verdict("dropped", url="https://example.com/api/v1", reason="api-path"),
+        ),
+        # ... but no third site, and aggregates only on the file's own site.
+        ("https://other.org/a", Verdict("dropped", url="https://other.org/a", reason="other-host")),
+        ("/llms-full.txt", Verdict("aggregate", url="https://docs.example.net/llms-full.txt")),
+        (
+            "https://example.com/llms-full.txt",
+            Verdict("dropped", url="https://example.com/llms-full.txt", reason="other-host"),
+        ),
+    ],
+)
+def test_judge_link_of_a_file_on_another_site(raw: str, expected: Verdict) -> None:
+    assert judge_link(raw, NAMED, "https://example.com/") == expected
+
+
 def _scan(text: str) -> int:
     """What reading one file costs: the reader's own loop over it (scan, judge, keep)."""
     reader = LlmsReader(Fetcher(), "https://example.com/")  # never entered: no request made

@@ -1,6 +1,7 @@
 """llms.txt as a page source over real HTTP on 127.0.0.1: discovery, acceptance, links, `.md`
 mapping, aggregate files, the omitted list, `--source llms|auto|all`, base-path scoping and its
-warning, budgets, the size cap, hostile bodies, and the CLI (`urls`, `scope`, `extract`).
+warning, budgets, the size cap, hostile bodies, the CLI (`urls`, `scope`, `extract`), and an
+llms.txt the caller names: read as given on another site (127.0.0.2), or a warning when unread.
 
 Every walk is bounded in time; what reached the server is counted there (`site.hits`).
 """
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +124,8 @@ async def test_candidates_are_tried_in_order_and_the_first_usable_wins(site: Sit
     assert [p for _t, p, _ua in site.log] == ["/en/manual/llms.txt", "/llms.txt"]
     assert walk.report.source_url == site.url + "/llms.txt"
     assert walk.report.llms is not None
-    assert walk.report.llms.rejected == [
-        (site.url + "/en/manual/llms.txt", f"HTTP 404 ({site.url}/en/manual/llms.txt)")
-    ]
+    # The reason is the answer alone: the URL it is about is beside it.
+    assert walk.report.llms.rejected == [(site.url + "/en/manual/llms.txt", "HTTP 404")]
 
 
 async def test_a_root_url_tries_two_candidates_then_gives_up(site: Site) -> None:
@@ -135,7 +136,11 @@ async def test_a_root_url_tries_two_candidates_then_gives_up(site: Site) -> None
     assert walk.report.source == "none"
     assert "no usable llms.txt found" in walk.report.notes
     assert walk.report.errors == []  # a missing llms.txt is an answer, not a failure
-    assert f"llms.txt {site.url}/llms.txt: HTTP 404 ({site.url}/llms.txt)" in walk.report.notes
+    assert f"llms.txt {site.url}/llms.txt: HTTP 404" in walk.report.notes
+    # The only source gave nothing: a warning (which the CLI prints) says where it looked.
+    assert walk.report.warnings == [
+        f"no llms.txt at {site.url}/llms.txt (HTTP 404), {site.url}/docs/llms.txt (HTTP 404)"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -568,3 +573,125 @@ def test_cli_extract_uses_llms_txt_and_logs_it(site: Site, tmp_path: Path) -> No
     assert discovery["llmsTxt"]["links"] == 3
     assert discovery["llmsTxt"]["md_links"] == 2
     assert site.hits["/about"] == 1 and site.hits["/about.md"] == 0
+
+
+# --- explicit means explicit ----------------------------------------------------------------------
+
+
+class OtherHost(Site):
+    """A `Site` on 127.0.0.2: another site for the walk, still on loopback."""
+
+    HOST = "127.0.0.2"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._server.server_close()
+        self._server = type(self._server)((self.HOST, 0), RequestHandler)
+        self._server.site = self
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.HOST}:{self._server.server_address[1]}"
+
+
+@pytest.fixture
+def other() -> Iterator[Site]:
+    s = OtherHost().start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+async def test_an_explicit_llms_txt_on_another_site_is_read_as_given(
+    site: Site, other: Site
+) -> None:
+    llms(
+        other,
+        "/ai/llms.txt",
+        "[Guide](/guide)\n"  # the file's own site: resolved against it
+        f"[Walked site]({site.url}/walked)\n"  # the walk's site counts too
+        "[Third](http://127.0.0.3:9/x)\n"  # a third site does not
+        "[Full](/llms-full.txt)\n"  # an aggregate of the file's own site
+        f"[Not an aggregate here]({site.url}/llms-full.txt)\n",
+    )
+    llms(other, "/llms-full.txt", "[Deep](/deep.md)\n")
+    named = other.url + "/ai/llms.txt"
+    walk = sitescout.walk(site.url + "/", source="llms", llms_txt=named)
+    entries = await collect(walk)
+    report = walk.report
+
+    assert [e.url for e in entries] == [
+        other.url + "/guide",
+        site.url + "/walked",
+        other.url + "/deep",
+    ]
+    assert entries[2].md_url == other.url + "/deep.md"
+    assert report.source == "llms.txt" and report.source_url == named
+    assert report.llms is not None
+    assert report.llms.rejected == []
+    assert report.llms.aggregates == [other.url + "/llms-full.txt"]
+    assert report.llms.dropped == {"other-host": 2}
+    assert not any("redirected" in note for note in report.notes)
+    assert f"llms.txt {named}: 3 page links, 1 aggregate files read" in report.notes
+    assert report.warnings == []
+    assert other.hits["/ai/llms.txt"] == 1 and other.hits["/llms-full.txt"] == 1
+    assert site.total_hits() == 0  # nothing looked for on the walked site
+
+
+async def test_an_explicit_llms_txt_may_redirect_to_the_walked_site_only(
+    site: Site, other: Site
+) -> None:
+    third = site.url.replace("127.0.0.1", "localhost")  # a site of its own, on loopback
+    llms(site, "/moved.txt", "[Page](/page)\n")
+    other.routes["/ai/llms.txt"] = Reply(302, b"", {"Location": site.url + "/moved.txt"})
+    other.routes["/ai/away.txt"] = Reply(302, b"", {"Location": third + "/moved.txt"})
+    walk = sitescout.walk(site.url + "/", source="llms", llms_txt=other.url + "/ai/llms.txt")
+    assert [e.url for e in await collect(walk)] == [site.url + "/page"]
+
+    walk = sitescout.walk(site.url + "/", source="llms", llms_txt=other.url + "/ai/away.txt")
+    assert await collect(walk) == []
+    assert walk.report.llms is not None
+    why = f"redirected to another site ({third}/moved.txt)"
+    assert walk.report.llms.rejected == [(other.url + "/ai/away.txt", why)]
+    assert walk.report.warnings == [f"no llms.txt at {other.url}/ai/away.txt ({why})"]
+
+
+async def test_an_explicit_llms_txt_left_unread_is_a_warning(site: Site) -> None:
+    site.add("/sitemap.xml", urlset([site.url + "/a"]))
+    llms(site, "/ai.txt", "[B](/b)\n")
+    walk = sitescout.walk(site.url + "/", source="auto", llms_txt=site.url + "/ai.txt")
+    entries = await collect(walk)
+    assert [e.url for e in entries] == [site.url + "/a"]
+    expected = (
+        "source auto reads it only when the site has no sitemap, and this walk used "
+        "sitemap.xml (source all merges both)"
+    )
+    assert walk.report.warnings == [f"llms.txt {site.url}/ai.txt was not read: {expected}"]
+    assert site.hits["/ai.txt"] == 0
+
+
+def test_an_explicit_llms_txt_with_source_sitemap_is_refused() -> None:
+    with pytest.raises(sitescout.UsageError, match="source 'sitemap' never reads"):
+        sitescout.walk("http://127.0.0.1:9/", source="sitemap", llms_txt="http://127.0.0.1:9/a.txt")
+
+
+async def test_an_llms_txt_without_a_page_of_the_site_says_so(site: Site) -> None:
+    llms(site, "/llms.txt", "[Elsewhere](https://example.org/a) [Logo](/logo.png)\n")
+    walk = sitescout.walk(site.url + "/", source="llms")
+    assert await collect(walk) == []
+    assert walk.report.warnings == [
+        f"llms.txt {site.url}/llms.txt lists no page of the site "
+        "(links dropped: 1 other-host, 1 asset-extension)"
+    ]
+
+
+def test_cli_source_llms_that_finds_none_says_where_it_looked(site: Site) -> None:
+    result = CliRunner().invoke(app, ["urls", site.url + "/", "--source", "llms"])
+    assert result.exit_code == 3
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[0] == (
+        f"warning: no llms.txt at {site.url}/llms.txt (HTTP 404), "
+        f"{site.url}/docs/llms.txt (HTTP 404)"
+    )

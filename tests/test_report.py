@@ -414,6 +414,82 @@ def test_report_to_stdout(site: Site) -> None:
     assert result.stdout.startswith("<!DOCTYPE html>") and cells(result.stdout)
 
 
+# -- sources, --json and -q ----------------------------------------------------------------------
+
+LLMS_TXT = (
+    "# Docs\n\n- [Guide](/docs/guide/index.md)\n- [API](/docs/api.md)\n- [CLI](/docs/cli.md)\n"
+    "- [FAQ](/help/faq)\n- [Contact](/help/contact)\n- [Billing](/help/billing)\n"
+)
+
+
+def sitemap_and_llms_txt(site: Site, llms_path: str = "/llms.txt") -> None:
+    """A sitemap of blog posts beside an llms.txt of docs and help pages."""
+    site.add("/robots.txt", "Sitemap: /sitemap.xml\n", Content_Type="text/plain")
+    site.add("/sitemap.xml", urlset([f"{site.url}/blog/post-{i}" for i in range(5)]))
+    site.add(llms_path, LLMS_TXT, Content_Type="text/plain; charset=utf-8")
+
+
+def test_report_source_llms_reads_the_llms_txt_and_json_is_the_summary(
+    site: Site, tmp_path: Path
+) -> None:
+    sitemap_and_llms_txt(site)
+    out = tmp_path / "r.html"
+    result = invoke("report", site.url + "/", "--source", "llms", "-o", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stderr)  # the whole of stderr is one JSON document
+    assert summary["source"] == "llms.txt" and summary["source_url"] == site.url + "/llms.txt"
+    assert summary["urls"] == 6 and summary["partial"] is False
+    assert summary["llms"]["links"] == 6 and summary["llms"]["md_links"] == 3
+    assert result.stdout == ""
+    assert cells(out.read_text()) == {"/docs/*": 3, "/help/*": 3}
+    assert site.hits["/llms.txt"] == 1
+    assert site.hits["/robots.txt"] == 0 and site.hits["/sitemap.xml"] == 0
+
+
+def test_report_llms_txt_names_the_file(site: Site, tmp_path: Path) -> None:
+    sitemap_and_llms_txt(site, "/files/pages.txt")
+    out = tmp_path / "r.html"
+    llms_txt = site.url + "/files/pages.txt"
+    result = invoke(
+        "report", site.url + "/", "--source", "all", "--llms-txt", llms_txt, "-o", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    assert cells(out.read_text()) == {"/blog/*": 5, "/docs/*": 3, "/help/*": 3}
+    assert site.hits["/llms.txt"] == 0 and site.hits["/files/pages.txt"] == 1
+    assert "report: 11 URLs in 3 groups" in result.stderr
+
+
+def test_report_json_on_stderr_while_stdout_carries_the_page(site: Site) -> None:
+    sitemap_and_llms_txt(site)
+    result = invoke("report", site.url + "/", "-o", "-", "--json")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("<!DOCTYPE html>") and cells(result.stdout) == {"/blog/*": 5}
+    summary = json.loads(result.stderr)
+    assert summary["source"] == "robots.txt" and summary["urls"] == 5
+    assert summary["documents"] == 1 and summary["errors"] == []
+
+
+def test_report_json_of_an_inventory_says_what_was_read(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "inv.jsonl", [*GOOD, '{"url": 5}', "{cut"])
+    out = tmp_path / "r.html"
+    result = invoke("report", str(path), "-o", str(out), "--json")
+    assert result.exit_code == 1  # rows were skipped
+    summary = json.loads(result.stderr)
+    assert summary["inventory"] == str(path) and summary["format"] == "JSON lines"
+    assert summary["rows"] == 5 and summary["skipped"] == 2
+    assert set(summary["skipped_reasons"]) == {"no url", "not valid JSON (a cut or damaged line)"}
+    assert cells(out.read_text()) == {"/docs/*": 5}
+
+
+def test_report_quiet_leaves_stderr_empty(site: Site, tmp_path: Path) -> None:
+    sitemap_and_llms_txt(site)
+    result = invoke("report", site.url + "/", "-o", str(tmp_path / "r.html"), "-q")
+    assert result.exit_code == 0 and result.stderr == ""
+    path = write_jsonl(tmp_path / "inv.jsonl", [*GOOD, '{"url": 5}'])
+    result = invoke("report", str(path), "-o", str(tmp_path / "i.html"), "-q")
+    assert result.exit_code == 1 and result.stderr == ""  # the exit code says rows were skipped
+
+
 # -- hostile inventory files ----------------------------------------------------------------------
 
 

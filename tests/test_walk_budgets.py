@@ -248,7 +248,7 @@ def big_shard(site: Site, n: int) -> bytes:
     return urlset([])[: -len("</urlset>")].encode() + items.encode() + b"</urlset>"
 
 
-async def test_byte_budget_stops_after_the_document_that_crosses_it(site: Site) -> None:
+async def test_byte_budget_stops_the_document_that_crosses_it(site: Site) -> None:
     shards = [f"/big-{n}.xml" for n in range(1, 7)]
     site.add("/sitemap.xml", sitemapindex([site.url + s for s in shards]))
     for n, path in enumerate(shards, start=1):
@@ -262,17 +262,44 @@ async def test_byte_budget_stops_after_the_document_that_crosses_it(site: Site) 
     entries = await collect(walk)
     report = walk.report
 
-    # Four shards (48 MiB) stay under the budget, the fifth crosses it and is kept whole; the
-    # sixth is never requested.
+    # Four shards (48 MiB) stay under the budget; the fifth crosses it and its reading stops
+    # there, keeping the entries it gave so far; the sixth is never requested.
     assert [site.hits[p] for p in shards] == [1, 1, 1, 1, 1, 0]
     by_sitemap = {s: sum(1 for e in entries if e.sitemap == site.url + s) for s in shards}
-    assert by_sitemap == {**dict.fromkeys(shards[:5], URLS_PER_BIG_SHARD), shards[5]: 0}
-    assert f"{site.url}/big/5/{URLS_PER_BIG_SHARD - 1}" in {e.url for e in entries}
-    assert 50 * MiB < report.bytes < 61 * MiB
+    assert by_sitemap == {**dict.fromkeys(shards[:4], URLS_PER_BIG_SHARD), shards[5]: 0} | {
+        shards[4]: by_sitemap[shards[4]]
+    }
+    assert 0 < by_sitemap[shards[4]] < URLS_PER_BIG_SHARD
+    # Stopped within one network read of the budget, not after the whole 12 MiB document.
+    assert 50 * MiB < report.bytes < 50 * MiB + MiB
     assert report.warnings.count(BYTE_WARNING_50MIB) == 1
+    over = next(w for w in report.warnings if "over the byte limit" in w)
+    assert f"{report.bytes - 50 * MiB:,} over" in over
     assert report.budgets_hit == ["max_bytes"]
-    assert report.partial
-    assert not report.errors
+    assert report.partial and report.partial_reasons == ["a walk budget was reached"]
+    assert not report.errors and report.malformed_count == 0
+    fifth = next(d for d in report.documents if d.url.endswith(shards[4]))
+    assert fifth.stopped_by == "max_bytes" and fifth.error is None
+    assert fifth.entries == by_sitemap[shards[4]]
+
+
+async def test_byte_budget_stops_every_document_in_flight(site: Site) -> None:
+    # Eight shards fetched at once: the budget is reached while all are streaming, and each
+    # stops at its next read instead of being read whole (the budget binds on bytes read).
+    shards = [f"/big-{n}.xml" for n in range(1, 9)]
+    site.add("/sitemap.xml", sitemapindex([site.url + s for s in shards]))
+    for n, path in enumerate(shards, start=1):
+        site.add(path, big_shard(site, n))
+    walk = sitescout.walk(f"{site.url}/sitemap.xml", max_bytes=4 * MiB, concurrency=8)
+    entries = await collect(walk)
+    report = walk.report
+    assert report.budgets_hit == ["max_bytes"]
+    assert report.bytes < 4 * MiB + 8 * MiB  # at most about one read per document past it
+    assert not report.errors and report.malformed_count == 0
+    stopped = [d for d in report.documents if d.stopped_by == "max_bytes"]
+    assert stopped and all(d.error is None for d in stopped)
+    assert len(entries) < 8 * URLS_PER_BIG_SHARD
+    assert sum(d.entries for d in report.documents) == len(entries)
 
 
 async def test_max_bytes_keyword_sets_the_walk_byte_budget(site: Site) -> None:

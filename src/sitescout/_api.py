@@ -25,7 +25,7 @@ from ._discover import (
     fetch_robots,
     probe,
 )
-from ._errors import NothingFoundError, UsageError
+from ._errors import NothingFoundError, UsageError, refuse_running_loop
 from ._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from ._http import AddressGuard, FetchConfig, Fetcher
 from ._select import LargeRun, Question, questions
@@ -92,8 +92,9 @@ def walk(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Walk:
 def iter_urls(url: str, options: WalkOptions | None = None, **kwargs: Any) -> SyncEntries:
     """The same walk for scripts: a plain iterator of entries (`.report` when exhausted).
 
-    Must not be called from inside a running event loop; use `walk` there.
+    Must not be called from inside a running event loop (`UsageError`); use `walk` there.
     """
+    refuse_running_loop("iter_urls", instead="async for batch in walk(...)")
     return SyncEntries(_check_url(url), walk_options(options, kwargs))
 
 
@@ -129,16 +130,6 @@ def discover_sitemaps(
     return asyncio.run(discover_sitemaps_async(url, sitemap=sitemap, config=config, **kwargs))
 
 
-def refuse_running_loop(name: str) -> None:
-    """UsageError naming `{name}_async` when called inside a running event loop, where the sync
-    face would have to block that loop (asyncio.run refuses, and says less)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    raise UsageError(f"{name} cannot run inside an event loop: use `await {name}_async(...)`")
-
-
 def extract_options(out: str | Path | None, kwargs: dict[str, Any]) -> ExtractOptions:
     """`ExtractOptions` from keywords; an unknown name is refused with a guess at the right one."""
     for name in kwargs:
@@ -164,7 +155,7 @@ async def extract_async(url: str, out: str | Path | None = None, **options: Any)
     try:
         _log_plan(plan)
         if not plan.selection.kept and not plan.to_fetch:
-            raise NothingFoundError(f"nothing to extract: no page was discovered at {url}")
+            raise NothingFoundError(f"nothing to extract at {url}: {plan.nothing_reason()}")
         choice = _unasked_choice(plan, opts)
     except BaseException:
         plan.project.close()  # run_extract releases the lock on its own ways out, not here

@@ -22,6 +22,7 @@ __all__ = [
     "BudgetName",
     "BudgetTracker",
     "Budgets",
+    "budget_label",
     "order_children",
     "truncation_notice",
 ]
@@ -126,10 +127,10 @@ class BudgetTracker:
         return True
 
     def add_bytes(self, n: int) -> None:
-        """Add the decoded size of a completed document.
+        """Add decoded bytes as they are read.
 
-        Checked only by the next `try_fetch`, so the document that crosses `max_bytes` is kept
-        whole (§5: the last one may overshoot).
+        Checked by the next `try_fetch`; the walker also stops documents in flight once the
+        count is past `max_bytes` (`overshoot` says by how much it went over).
         """
         _check_count("n", n)
         self.bytes += n
@@ -186,15 +187,30 @@ class BudgetTracker:
         """The warning for one budget, as of now (the depth one counts the children dropped)."""
         limit = getattr(self.budgets, name)
         if name == "deadline":
-            return f"Sitemap walk deadline ({_seconds(limit)}) reached; {_PARTIAL}"
+            return f"{_DEADLINE} ({_seconds(limit)}) reached; {_PARTIAL}"
         label, noun = _LIMIT_WORDS[name]
         dropped = ""
         if name == "max_depth":
             dropped = f"; dropped {_plural(self.dropped_children, 'child sitemap')}"
         return f"{label} ({_plural(limit, noun)}) reached{dropped}; {_PARTIAL}"
 
+    def overshoot(self) -> int:
+        """Bytes read beyond `max_bytes` (documents in flight stop at their next read); 0 when
+        the walk stayed within it or has no byte budget."""
+        limit = self.budgets.max_bytes
+        return 0 if limit is None else max(0, self.bytes - limit)
+
+
+def budget_label(name: str) -> str:
+    """A budget as its warning names it: `Sitemap fetch limit`, `Sitemap walk deadline` (a name
+    that is not a budget's is returned as it is)."""
+    if name == "deadline":
+        return _DEADLINE
+    return next((label for budget, (label, _) in _LIMIT_WORDS.items() if budget == name), name)
+
 
 _PARTIAL = "discovery results are partial."
+_DEADLINE = "Sitemap walk deadline"
 _LIMIT_WORDS: dict[BudgetName, tuple[str, str]] = {
     "max_depth": ("Sitemap depth limit", "level"),
     "max_fetches": ("Sitemap fetch limit", "document"),

@@ -9,6 +9,10 @@ The chain is written once, as `DiscoveryPlan`: an object with no I/O that names 
 - `discover_sitemaps` sniffs the first kilobytes of a well-known path (`probe`, `SNIFF`);
 - the scope estimate reads the top document it would read anyway (`SCOPE`);
 - the link crawl only needs robots.txt's rules (`read_robots`, `CRAWL`).
+
+When the walk's first request cannot connect at all (`Rules.stop_when_no_connection`), the plan
+ends there and `DiscoveryPlan.cannot_connect` says so in one line; the walker then tries nothing
+else (no llms.txt, no link crawl): every other request would meet the same closed door.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from ._llms import (
     markdown_links,
     rejection,
 )
-from ._models import LlmsSummary
+from ._models import DocumentRecord, LlmsSummary, WalkReport
 from ._parse import SitemapParser
 from ._robots import Robots, parse_robots
 from ._urls import looks_like_sitemap_url, normalize_url, origin_of, site_key
@@ -80,6 +84,9 @@ class Rules:
     sitemap the well-known paths are next (the walker); otherwise they are taken on trust.
     `stop_when_unreachable`: no HTTP answer at all (robots.txt or a well-known path) ends the
     chain: probing more paths would only multiply the wait (the scope estimate, seconds long).
+    `stop_when_no_connection`: the first request (robots.txt, or the sitemap given) could not
+    connect at all (refused, no DNS answer, unreachable; not a timeout once connected) ends the
+    chain and sets `DiscoveryPlan.cannot_connect`; the caller tries nothing after it (the walker).
     `first_root_only`: only the first robots.txt sitemap will be read; a note says so.
     `spelling_notes`: say when robots.txt used a nonstandard `Sitemap:` spelling.
     `candidate_notes`: a note for each well-known path that was not a sitemap.
@@ -90,6 +97,7 @@ class Rules:
     robots_only: bool = False
     confirm_roots: bool = False
     stop_when_unreachable: bool = False
+    stop_when_no_connection: bool = False
     first_root_only: bool = False
     spelling_notes: bool = True
     candidate_notes: bool = False
@@ -97,8 +105,8 @@ class Rules:
 
 
 SNIFF = Rules()
-WALK = Rules(confirm_roots=True)
-WALK_CRAWL = Rules(robots_only=True)
+WALK = Rules(confirm_roots=True, stop_when_no_connection=True)
+WALK_CRAWL = Rules(robots_only=True, stop_when_no_connection=True)
 CRAWL = Rules(direct=False, robots_only=True)
 SCOPE = Rules(
     stop_when_unreachable=True,
@@ -146,6 +154,7 @@ class RobotsAnswer:
     text: str | None = None
     why: str = ""
     challenge: bool = False  # the body is a bot-challenge page (only the scope estimate asks)
+    unreachable: str | None = None  # why no connection could be made (`Response.unreachable`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +165,9 @@ class Tried:
     answered: bool = True  # an HTTP status came back
     failure: str = "not a sitemap"  # why it is not a sitemap, for `candidate_notes`
     pushback: str | None = None  # `HTTP 403`, `a bot-challenge page`
+    # Why the first of the URLs could not be connected to (`Fetcher.cannot_connect`); the plan
+    # only asks about the sitemap given, the walk's first request.
+    unreachable: str | None = None
 
 
 Answer = RobotsAnswer | Tried
@@ -182,6 +194,12 @@ class DiscoveryPlan:
         self.found = Discovery(site_url=site_url)
         self.pushback: list[str] = []
         self.unreachable = False  # robots.txt or a well-known path got no HTTP answer at all
+        # `cannot connect to http://host/: connection refused`, when the first request could
+        # not connect and `Rules.stop_when_no_connection` ended the chain there; `failure` is
+        # then robots.txt's failed fetch, for the caller to record (a sitemap given is a document
+        # the caller records itself).
+        self.cannot_connect: str | None = None
+        self.failure: DocumentRecord | None = None
         self._sitemap = sitemap
         self._noted = 0
         self._steps = self._chain()
@@ -212,7 +230,10 @@ class DiscoveryPlan:
             found.source, found.source_url = "user", direct
             found.sitemaps = [normalize_url(direct)]
             if rules.confirm_roots and not rules.robots_only:
-                yield TrySitemaps("user", tuple(found.sitemaps))
+                tried = yield TrySitemaps("user", tuple(found.sitemaps))
+                assert isinstance(tried, Tried)
+                if not tried.sitemap and tried.unreachable and rules.stop_when_no_connection:
+                    self._no_connection(found.sitemaps[0], "the sitemap", tried.unreachable)
             return
         origin = origin_of(found.site_url)
         answer = yield FetchRobots(origin + "/robots.txt")
@@ -237,7 +258,12 @@ class DiscoveryPlan:
         if answer.status in BLOCKING_STATUSES:
             self._push(f"robots.txt answered HTTP {answer.status}")
         if answer.text is None:
-            if answer.status is None and rules.stop_when_unreachable:
+            if answer.unreachable is not None and rules.stop_when_no_connection:
+                self._no_connection(answer.final_url, "robots.txt", answer.unreachable)
+                self.failure = DocumentRecord(
+                    answer.final_url, 0, error=answer.why, error_class="NetworkError"
+                )
+            elif answer.status is None and rules.stop_when_unreachable:
                 self.unreachable = True
                 found.notes.append(
                     f"robots.txt did not answer ({answer.why}); the site looks unreachable, so "
@@ -287,10 +313,67 @@ class DiscoveryPlan:
         found.source, found.source_url = "none", None
         found.notes.append(NO_SITEMAP_FOUND)
 
+    def _no_connection(self, url: str, what: str, why: str) -> None:
+        """The first request could not connect: the chain ends here, saying so."""
+        self.unreachable = True
+        self.cannot_connect = cannot_connect_message(url, why)
+        self.found.notes.append(
+            f"{what} could not be fetched: {self.cannot_connect}; nothing else was tried"
+        )
+
     def _push(self, reason: str) -> None:
         if self.rules.pushback and reason not in self.pushback:
             self.pushback.append(reason)
             self.found.notes.append(f"{reason}: the site likely needs a real browser")
+
+
+def cannot_connect_message(url: str, why: str) -> str:
+    """`cannot connect to http://host/: connection refused`: the origin, then why."""
+    return f"cannot connect to {origin_of(url)}/: {why}"
+
+
+def llms_shortfall(
+    summary: LlmsSummary | None, cannot_connect: Callable[[str], str | None]
+) -> tuple[str, str | None] | None:
+    """Why llms.txt, read as the walk's only source, gave no page: a warning, and the URL whose
+    failed fetch is the walk's error (the first candidate, when nothing could be connected to;
+    None when the answers were answers: a missing file is not a failure).
+
+    None when it gave pages, or when nothing was fetched (a budget stopped it, and says so).
+    `cannot_connect` is `Fetcher.cannot_connect`.
+    """
+    if summary is None:
+        return None
+    if summary.url is None:
+        if not summary.rejected:
+            return None
+        first = summary.rejected[0][0]
+        why = cannot_connect(first)
+        if why is not None:
+            return cannot_connect_message(first, why), first
+        tried = ", ".join(f"{url} ({reason})" for url, reason in summary.rejected)
+        return f"no llms.txt at {tried}", None
+    if summary.links == 0:
+        dropped = ", ".join(f"{n} {reason}" for reason, n in summary.dropped.items())
+        return (
+            f"llms.txt {summary.url} lists no page of the site"
+            + (f" (links dropped: {dropped})" if dropped else ""),
+            None,
+        )
+    return None
+
+
+def llms_txt_unread(llms_txt: str | None, source: str, report: WalkReport) -> str | None:
+    """The warning when the llms.txt the caller named (`llms_txt`) was not read, or None."""
+    if llms_txt is None or report.llms is not None:
+        return None
+    # (source "sitemap" with a named llms.txt is refused before the walk, as a usage error)
+    if source == "auto" and report.source not in (None, "none"):
+        return (
+            f"llms.txt {llms_txt} was not read: source auto reads it only when the site has no "
+            f"sitemap, and this walk used {report.source} (source all merges both)"
+        )
+    return None
 
 
 def spelling_notes(robots: Robots) -> list[str]:
@@ -341,7 +424,10 @@ async def fetch_robots(fetcher: Fetcher, url: str) -> tuple[RobotsAnswer, Respon
     resp = await fetcher.fetch(url, lambda _r: sink, time_limit=limit)
     if not resp.ok:
         log.info("robots.txt unavailable at %s: %s", url, resp.error or resp.status)
-        return RobotsAnswer(resp.status, resp.final_url, why=why(resp)), resp
+        answer = RobotsAnswer(
+            resp.status, resp.final_url, why=why(resp), unreachable=resp.unreachable
+        )
+        return answer, resp
     return RobotsAnswer(resp.status, resp.final_url, text=sink.text()), resp
 
 
@@ -409,6 +495,11 @@ class _LlmsSink:
 
 MAX_OMITTED_KEPT = 1000
 
+
+def _same_site(a: str, b: str) -> bool:
+    return site_key(a) == site_key(b)
+
+
 # Asked before each fetch: False means a budget forbids it (the reader stops).
 LlmsGate = Callable[[], bool]
 # Told after each fetch: the URL asked for, its depth (1: llms.txt, 2: an aggregate), the
@@ -423,6 +514,12 @@ class LlmsReader:
     `time_limit` and `observe` let the walk count them against its budgets. The links are held
     (at most `MAX_LINKS`, de-duplicated, in file order): an llms.txt is a bounded index, and the
     walk needs them whole to tell which sitemap URLs it also lists.
+
+    An `explicit` file (the user named it) is read as given, on another site too: it may redirect
+    within its own site (or to the walk's), its `.txt` links are aggregates of its own site, and
+    its page links count on its site and on the walk's. The address guard is the fetcher's,
+    judged by the walk's root. A candidate that cannot be connected to ends the search
+    (`cannot_connect`): the others are on the same origin.
     """
 
     def __init__(
@@ -446,19 +543,22 @@ class LlmsReader:
         self.summary = LlmsSummary()
         self.links: dict[str, LlmsLink] = {}
         self.stopped = False  # a budget ended the reading
-        self._site = site_key(site_url)
+        self.cannot_connect: str | None = None  # why a candidate could not be connected to
+        # Whose pages count besides the file's own site: the walk's, for a file on another site.
+        self._also = None if explicit is None or _same_site(explicit, site_url) else site_url
         self._read: set[str] = set()
         self._omitted: set[str] = set()
 
     async def read(self) -> list[LlmsLink]:
         """The page links, in order; `summary` says what was found and what was not used."""
         for url in candidates(self.site_url, self.explicit):
-            text = await self._fetch(url, 1)
-            if text is not None:
+            read = await self._fetch(url, 1)
+            if read is not None:
                 self.summary.url = url
-                aggregates = self._collect(text, url, 1, deeper=self.follow_aggregates)
+                text, where = read
+                aggregates = self._collect(text, where, 1, deeper=self.follow_aggregates)
                 break
-            if self.stopped:
+            if self.stopped or self.cannot_connect is not None:
                 return []
         else:
             return []
@@ -466,35 +566,48 @@ class LlmsReader:
             if len(self.summary.aggregates) >= MAX_AGGREGATES or self.stopped:
                 self._omit(url)
                 continue
-            text = await self._fetch(url, 2)
-            if text is not None:
+            read = await self._fetch(url, 2)
+            if read is not None:
                 self.summary.aggregates.append(url)
-                self._collect(text, url, 2, deeper=False)
+                self._collect(*read, 2, deeper=False)
         return list(self.links.values())
 
-    async def _fetch(self, url: str, depth: int) -> str | None:
+    async def _fetch(self, url: str, depth: int) -> tuple[str, str] | None:
+        """The file's text and where it was read (after redirects: its links resolve there);
+        None when it is missing, unusable, or a budget forbids the fetch."""
         if self.stopped or not self.gate():
             self.stopped = True
             return None
         self._read.add(url)
         limit = self.time_limit() if self.time_limit is not None else None
         resp, sink = await self.fetcher.fetch_into(url, lambda _r: _LlmsSink(), time_limit=limit)
+        if resp.redirects:
+            self._read.add(normalize_url(resp.final_url))  # an aggregate naming it is read
         body = sink.body() if sink is not None else b""
-        why = self._refusal(resp, body)
+        if depth == 1 and resp.unreachable is not None:
+            self.cannot_connect = resp.unreachable
+        why = self._refusal(url, resp, body)
         if why is None and sink is not None and sink.cut:
             self.summary.cut.append(resp.final_url)
             log.warning("%s: cut at the %d-byte llms.txt limit", resp.final_url, MAX_LLMS_BYTES)
         if why is not None:
             self.summary.rejected.append((url, why))
-            log.info("llms.txt %s not used: %s", url, why)
+            log.debug("llms.txt %s not used: %s", url, why)
         if self.observe is not None:
             self.observe(url, depth, resp, why)
-        return None if why is not None else body.decode("utf-8", "replace")
+        return None if why is not None else (body.decode("utf-8", "replace"), resp.final_url)
 
-    def _refusal(self, resp: Response, body: bytes) -> str | None:
+    def _refusal(self, url: str, resp: Response, body: bytes) -> str | None:
+        """Why the answer to `url` is not an llms file, or None. A redirect may end on the site of
+        the URL asked for (the named file's, for an explicit one) or on the walk's site, nowhere
+        else."""
+        error = resp.error
+        if error is not None:
+            # The message alone when it is about the URL asked for: the note names it already.
+            return str(error.args[0]) if error.url == url else str(error)
         if not resp.ok:
             return why(resp)
-        if site_key(resp.final_url) != self._site:
+        if not _same_site(resp.final_url, url) and not _same_site(resp.final_url, self.site_url):
             return f"redirected to another site ({resp.final_url})"
         return rejection(resp.content_type, body[:512], len(body))
 
@@ -513,7 +626,7 @@ class LlmsReader:
                 )
                 continue
             judged.add(raw)
-            verdict = judge_link(raw, file_url)
+            verdict = judge_link(raw, file_url, self._also)
             if verdict.kind == "dropped":
                 summary.dropped[verdict.reason] = summary.dropped.get(verdict.reason, 0) + 1
                 continue

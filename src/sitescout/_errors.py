@@ -27,6 +27,7 @@ walk report. These exceptions surface from single-document helpers and from call
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar, Literal
 
 ErrorClass = Literal[
@@ -118,3 +119,15 @@ def check_whole(name: str, value: object, *, low: int, high: int | None = None) 
         span = f">= {low}" if high is None else f"from {low} to {high}"
         raise UsageError(f"{name} must be {span}, got {value!r}")
     return value
+
+
+def refuse_running_loop(name: str, *, instead: str | None = None) -> None:
+    """UsageError naming the async twin when called inside a running event loop, where the sync
+    face would have to block that loop (asyncio.run refuses, and says less). The twin is
+    `await {name}_async(...)` unless `instead` says what to write."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    twin = instead or f"await {name}_async(...)"
+    raise UsageError(f"{name} cannot run inside an event loop: use `{twin}`")

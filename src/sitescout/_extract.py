@@ -143,6 +143,9 @@ class Plan:
     truncation: str | None
     to_fetch: list[tuple[str, str]] = field(default_factory=list)  # (slug, url)
     already: list[str] = field(default_factory=list)  # slugs skipped as already extracted
+    # Whether the user chose `default_locale` (--locale, or a locale in the URL's path) rather
+    # than it being inferred from the site's URLs.
+    locale_chosen: bool = False
 
     @property
     def locale_note(self) -> str | None:
@@ -153,10 +156,47 @@ class Plan:
         if not self.other_locales:
             return None
         return (
-            f"multi-locale site: extracting the default locale only "
-            f"({self.default_locale or 'un-localized paths'}); "
-            f"{self.other_locales} URLs in other locales skipped"
+            f"multi-locale site: extracting the {self._which_locale} locale only "
+            f"({self._locale_name}); {self.other_locales} URLs in other locales skipped"
         )
+
+    @property
+    def _which_locale(self) -> str:
+        """`chosen` when the user asked for it, `default` when it was inferred from the URLs."""
+        return "chosen" if self.locale_chosen else "default"
+
+    @property
+    def _locale_name(self) -> str:
+        return self.default_locale or "un-localized paths"
+
+    def nothing_reason(self) -> str:
+        """Why there is no page to fetch, in the terms of what the selection showed: no page
+        at all, pages that are all set aside (and why), or pages named with `--pages` that are
+        not among those discovered."""
+        selection = self.selection
+        if self.discovered == 0:
+            return "no page was discovered"
+        if selection.discovered == 0:
+            set_aside = _counted(
+                (
+                    self.other_locales,
+                    f"in locales other than the {self._which_locale} one ({self._locale_name})",
+                ),
+                (len(selection.filtered), "not pages (assets, feeds, pagination, API paths)"),
+            )
+            found = _plural(self.discovered, "URL")
+            return f"none of the {found} discovered is a page to extract: {set_aside or 'none'}"
+        found = _plural(selection.discovered, "page")
+        if selection.mode == "pages" and selection.unmatched:
+            named = ", ".join(selection.unmatched)
+            if len(selection.unmatched) == 1:
+                return f"the page named with --pages ({named}) is not among the {found} discovered"
+            return f"none of the pages named with --pages ({named}) is among the {found} discovered"
+        set_aside = _counted(
+            (len(selection.junk), "filtered as likely junk (--no-junk-filter keeps them)"),
+            (len(selection.requires_auth), "behind a sign-in"),
+        )
+        return f"none of the {found} discovered can be extracted: {set_aside or 'none selected'}"
 
 
 @dataclass(slots=True)
@@ -166,6 +206,15 @@ class RunResult:
     skipped: list[str] = field(default_factory=list)  # already extracted in an earlier run
     disallowed: list[str] = field(default_factory=list)  # by robots.txt
     interrupted: bool = False
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def _counted(*parts: tuple[int, str]) -> str:
+    """`3 in other locales, 1 not pages`: the parts whose count is not 0."""
+    return ", ".join(f"{count:,} {what}" for count, what in parts if count)
 
 
 def default_out(url: str) -> Path:
@@ -211,7 +260,8 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
             llms_txt=options.llms_txt,
         ),
     )
-    gathered = _Gather(url, options.locale or path_locale(url))
+    chosen_locale = options.locale or path_locale(url)
+    gathered = _Gather(url, chosen_locale)
     async for batch in walk:
         gathered.add(batch)
     report = walk.report
@@ -241,6 +291,7 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
         selection=selection,
         slugs=slugs,
         truncation=truncation,
+        locale_chosen=chosen_locale is not None,
     )
     if plan.locale_note is not None:
         report.notes.append(plan.locale_note)  # the crawl log's notes carry it too

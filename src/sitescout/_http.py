@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
+import errno
 import functools
 import ipaddress
 import logging
@@ -129,6 +130,10 @@ class Response:
     attempts: int = 0
     redirects: list[str] = field(default_factory=list)
     error: FetchError | None = None
+    # Why no connection could be made to the URL asked for (`connection refused`, `cannot resolve
+    # example.com`, ...): set when the last attempt failed before any HTTP answer came, at the
+    # first hop. None when an answer came, or the failure was another (a timeout, a reset).
+    unreachable: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -689,6 +694,15 @@ def _unusable(url: str) -> str | None:
     return None
 
 
+def _origin(url: str) -> str:
+    """`scheme://host:port` as asked for, lowercased: what one connection reaches."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
 SinkFactory = Callable[[Response], Sink | None]
 SinkT = TypeVar("SinkT", bound=Sink)
 
@@ -719,6 +733,9 @@ class Fetcher:
         self._accept = accept
         self._client: httpx.AsyncClient | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        # By origin: None once a fetch there got an HTTP answer, else why the last could not
+        # connect (see `cannot_connect`). One entry per origin fetched, like `_hosts`.
+        self._reach: dict[str, str | None] = {}
 
     async def __aenter__(self) -> Fetcher:
         cfg = self.config
@@ -772,7 +789,22 @@ class Fetcher:
         async with self._slot(url):
             await self._attempts(result, sink_factory, time_limit or self.config.timeout)
         result.elapsed = time.monotonic() - start
+        self._remember_reach(result)
         return result
+
+    def cannot_connect(self, url: str) -> str | None:
+        """Why no connection could be made to `url`'s origin (`connection refused`, ...), when
+        the last fetch there could not connect and none before it got an HTTP answer; else None.
+        """
+        return self._reach.get(_origin(url))
+
+    def _remember_reach(self, result: Response) -> None:
+        origin = _origin(result.url)
+        if result.unreachable is None:
+            if result.status is not None or result.redirects:  # an HTTP answer came
+                self._reach[origin] = None
+        elif self._reach.get(origin, result.unreachable) is not None:
+            self._reach[origin] = result.unreachable
 
     async def fetch_into(
         self,
@@ -839,7 +871,8 @@ class Fetcher:
         url = result.url
         seen: set[str] = set()
         result.redirects = []
-        for _hop in range(self.config.max_redirects + 1):
+        result.unreachable = None  # this attempt's, not an earlier one's
+        for hop in range(self.config.max_redirects + 1):
             problem = _unusable(url)
             if problem is not None:
                 raise NetworkError(f"unusable URL: {problem}", url=url)
@@ -852,6 +885,15 @@ class Fetcher:
                 raise BlockedAddressError(
                     f"address not allowed (SSRF guard: {exc})", url=url
                 ) from exc
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                host = urlsplit(url).hostname or ""
+                why = connect_failure(exc, host)
+                if hop == 0:
+                    result.unreachable = why
+                error = NetworkError(f"{type(exc).__name__}: {why}", url=url)
+                if _refused(exc):
+                    raise error from exc  # nothing listens there: asking again will not help
+                raise _Retry(error) from exc
             except (httpx.TransportError, ValueError) as exc:
                 raise _Retry(NetworkError(_describe(exc), url=url)) from exc
             try:
@@ -920,6 +962,57 @@ def _waited_too_long(error: FetchError, asked: float, left: float) -> FetchError
     if isinstance(error, HTTPError):
         return HTTPError(message, url=error.url, status=error.status)
     return NetworkError(message, url=error.url)
+
+
+# What an `OSError` of a connection attempt says, in plain words.
+_CONNECT_ERRNOS = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ENETUNREACH: "network unreachable",
+    errno.EHOSTUNREACH: "host unreachable",
+    errno.ETIMEDOUT: "connection timed out",
+}
+_MAX_CAUSES = 32  # exceptions looked at behind one error: chains and groups are short
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """`exc`, then what caused it, breadth first, exception groups opened; at most `_MAX_CAUSES`."""
+    todo = [exc]
+    seen: set[int] = set()
+    while todo and len(seen) < _MAX_CAUSES:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        todo.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+
+
+def connect_failure(exc: BaseException, host: str = "") -> str:
+    """Why a connection could not be made, in a few plain words: `connection refused`,
+    `cannot resolve example.com`, `network unreachable`, `host unreachable`, `connection timed
+    out`, `TLS handshake failed (...)`; the error's own text when none of them is behind it."""
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror):
+            return f"cannot resolve {host}" if host else "cannot resolve the host name"
+        if isinstance(cause, ssl.SSLError):
+            detail = (
+                getattr(cause, "verify_message", None) or getattr(cause, "reason", None) or cause
+            )
+            return f"TLS handshake failed ({detail})"
+        if isinstance(cause, OSError) and cause.errno in _CONNECT_ERRNOS:
+            return _CONNECT_ERRNOS[cause.errno]
+        if isinstance(cause, httpx.ConnectTimeout | httpcore.ConnectTimeout):
+            return "connection timed out"
+    return str(exc) or type(exc).__name__
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether the host answered the connection with a refusal: nothing listens on the port."""
+    return any(
+        isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED for cause in _causes(exc)
+    )
 
 
 _TIMEOUT_KINDS: tuple[tuple[type[httpx.TimeoutException], str], ...] = (

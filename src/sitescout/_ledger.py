@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ._budget import BudgetTracker
+from ._budget import BudgetName, BudgetTracker, budget_label
 from ._errors import ErrorClass
 from ._llms import SOURCE as LLMS
 from ._locale import prefix_warning, under_prefix
@@ -34,6 +34,31 @@ log = logging.getLogger(__name__)
 
 # A root that failed this way may still be a sitemap: discovery does not try the next source.
 _TRANSIENT = (None, "TimeoutError", "NetworkError")
+# Document kinds that hold page entries: their count is shown even when it is 0.
+_ENTRY_KINDS = ("urlset", "rss", "atom", "text")
+
+
+def log_document(what: str, record: DocumentRecord) -> None:
+    """The one INFO line per settled document that `sitescout -v` shows: URL, status, kind,
+    entries (child sitemaps for an index), bytes, seconds, and the error if it failed."""
+    if not log.isEnabledFor(logging.INFO):
+        return
+    parts = ["no response" if record.status is None else f"HTTP {record.status}"]
+    if record.kind:
+        parts.append(str(record.kind))
+    entries = record.entries or 0
+    if entries or record.kind in _ENTRY_KINDS:
+        parts.append(f"{entries:,} {'entry' if entries == 1 else 'entries'}")
+    if record.children:
+        parts.append(f"{record.children:,} child sitemaps")
+    parts.append(f"{record.bytes or 0:,} bytes")
+    parts.append(f"{record.duration or 0.0:.2f} s")
+    error = record.error or ""
+    # `HTTP 404 (url)` says no more than the status and the URL already do.
+    failed = f"; {error}" if error and not error.startswith(parts[0]) else ""
+    if record.stopped_by:
+        failed += f"; not read to its end ({budget_label(record.stopped_by)})"
+    log.info("%s %s: %s%s", what, record.url, ", ".join(parts), failed)
 
 
 class WalkLedger:
@@ -115,7 +140,25 @@ class WalkLedger:
             record.error = f"{what}: " + "; ".join(parser.errors[:3])
             record.error_class = None
             report.errors.append(record)
-        log.debug("document %s: %s %s %d bytes", record.url, record.status, record.kind, resp.bytes)
+        log_document("sitemap", record)
+
+    def settle_stopped(
+        self,
+        record: DocumentRecord,
+        resp: Response,
+        parser: SitemapParser | None,
+        budget: BudgetName,
+    ) -> None:
+        """Book a document whose reading a budget ended: the entries it gave so far are kept
+        and the rest was never read, so it is neither a failure nor malformed."""
+        record.status, record.final_url = resp.status, resp.final_url
+        record.bytes, record.duration = resp.bytes, resp.elapsed
+        record.stopped_by = budget
+        if parser is not None and parser.kind in SITEMAP_KINDS:
+            record.kind = parser.kind
+        self.report.notes.append(f"{record.url}: not read to its end ({budget_label(budget)})")
+        self.budget_bound()
+        log_document("sitemap", record)
 
     def record_failure(
         self, record: DocumentRecord, message: str, error_class: ErrorClass, *, partial: bool = True
@@ -137,6 +180,7 @@ class WalkLedger:
             record.error_class = resp.error.error_class if resp.error else "NotAnLlmsFile"
             self.report.notes.append(f"llms.txt {url}: {why}")
         self.report.documents.append(record)
+        log_document("llms.txt", record)
 
     def any_root_was_sitemap(self, urls: list[str]) -> bool:
         """Whether any of these root documents answered as a sitemap (or may have: a timeout or a
@@ -175,6 +219,12 @@ class WalkLedger:
                 warning = prefix_warning(self.prefix, matched, examined, source=source)
                 if warning is not None:
                     report.warn(warning)
+        over = self.budget.overshoot()
+        if over and "max_bytes" in self.budget.hit:
+            report.warn(
+                f"{self.budget.bytes:,} sitemap bytes read, {over:,} over the byte limit: "
+                "documents in flight were stopped at their next read"
+            )
         # The depth warning names the final count of dropped children: the latest wording
         # replaces the earlier ones, last.
         if "max_depth" in self.budget.hit:

@@ -131,8 +131,13 @@ def html_page_of(url: str) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc, stem or "/", parts.query, ""))
 
 
-def judge_link(raw: str, file_url: str) -> Verdict:
-    """Decide what one markdown link of the llms file at `file_url` is. Never raises."""
+def judge_link(raw: str, file_url: str, also_site: str | None = None) -> Verdict:
+    """Decide what one markdown link of the llms file at `file_url` is. Never raises.
+
+    Links resolve against the file, and pages of the file's site are kept; `also_site` (a URL)
+    names a second site whose pages are kept too: the walk's, when the user named an llms.txt
+    on another site. Aggregate `.txt` files are of the file's own site only.
+    """
     value = raw.strip()
     if value.startswith("/") and not value.startswith("//"):
         # Root-relative: the file's origin plus the path, with no general resolution needed.
@@ -156,6 +161,8 @@ def judge_link(raw: str, file_url: str) -> Verdict:
         if page is not None:
             md_url, url = url, normalize_url(page)
     verdict = classify(url, file_url)  # other hosts included
+    if verdict.reason == "other-host" and also_site is not None:
+        verdict = classify(url, also_site)
     if verdict.decision == "drop":
         return Verdict("dropped", url=url, reason=verdict.reason)
     return Verdict("page", url=url, md_url=md_url)

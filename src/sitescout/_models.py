@@ -111,6 +111,9 @@ class DocumentRecord:
     truncated: bool = False
     error: str | None = None
     error_class: ErrorClass | None = None
+    # The budget that ended its reading early ("max_urls", "max_bytes", "deadline"): what it gave
+    # so far is kept, the rest was not read. Not an error.
+    stopped_by: str | None = None
 
 
 _LEAF_KINDS = frozenset({"urlset", "rss", "atom", "text"})

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import squarify  # type: ignore[import-untyped, unused-ignore]
 
+from ._budget import budget_label
 from ._groups import MIN_GROUP_SIZE, OTHER, ROOT, group_key
 from ._junk import junk_filter
 from ._models import Entry, WalkReport
@@ -810,6 +811,8 @@ def _sitemap_tree(b: ReportBuilder, walk: WalkReport | None) -> str:
         ]
         for _, d in docs[:DOCUMENTS_SHOWN]:
             error = "" if d.error is None else f"{d.error_class or ''}: {d.error}"
+            if d.stopped_by is not None:
+                error = f"not read to its end: {budget_label(d.stopped_by)} reached"
             rows.append(
                 _row(
                     str(d.depth),

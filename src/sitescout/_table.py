@@ -23,9 +23,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ._api import refuse_running_loop
 from ._api import walk as start_walk
-from ._errors import UsageError
+from ._errors import UsageError, refuse_running_loop
 from ._models import Entry
 from ._select import lastmod_datetime
 from ._walk import Walk, WalkOptions

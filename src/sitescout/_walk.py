@@ -16,9 +16,9 @@ import logging
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ._budget import Budgets, BudgetTracker, order_children
+from ._budget import BudgetName, Budgets, BudgetTracker, budget_label, order_children
 from ._core import Batch, SeenSet
 from ._crawl import Crawler, CrawlOptions, SitemapFound
 from ._discover import (
@@ -32,8 +32,10 @@ from ._discover import (
     Tried,
     TrySitemaps,
     fetch_robots,
+    llms_shortfall,
+    llms_txt_unread,
 )
-from ._errors import UsageError, check_whole
+from ._errors import UsageError, check_whole, refuse_running_loop
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
 from ._ledger import WalkLedger
 from ._llms import SOURCE as LLMS
@@ -47,6 +49,10 @@ from ._urls import document_key, is_http_url, looks_like_sitemap_url, origin_of
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 1000
+# A batch is handed on when full, when a document ends, or when its oldest entry has waited
+# this long (seconds), whichever comes first; the wait is checked every tick.
+MAX_BATCH_WAIT = 0.4
+_FLUSH_TICK = 0.1
 # A fetch timing out with less than this left before the deadline was cut by the deadline.
 _DEADLINE_SLACK = 0.1
 MAX_MALFORMED_KEPT = 1000
@@ -87,6 +93,11 @@ class WalkOptions:
             require_http_url(self.llms_txt, "llms_txt")
         if self.source not in SOURCES:
             raise UsageError(f"source must be one of {', '.join(SOURCES)}; got {self.source!r}")
+        if self.llms_txt is not None and self.source == "sitemap":
+            raise UsageError(
+                "llms_txt names a file that source 'sitemap' never reads; "
+                "use source 'llms' or 'all' to read it"
+            )
         check_whole("concurrency", self.concurrency, low=1, high=MAX_CONCURRENCY)
         for name, kind in (("fetch", FetchConfig), ("budgets", Budgets)):
             if not isinstance(getattr(self, name), kind):
@@ -113,25 +124,39 @@ class _DocumentSink:
     The bytes are parsed in `drain()`, one decoded piece per turn of the event loop: a small
     compressed read may inflate to megabytes, and parsing them all inside `feed()` would hold
     the loop (timeouts, the deadline, Ctrl-C) for as long as that takes.
+
+    Every decoded byte counts against `max_bytes` as it arrives. A piece that arrives once the
+    walk has read past its byte budget is not parsed and ends the document's reading, so the
+    overshoot is at most one network read per document in flight; a document whose body ended
+    with the piece that crossed the budget was read whole and is not cut. `stopped_by` names
+    the budget that ended the reading.
     """
 
-    def __init__(self, walk: Walk, parser: SitemapParser) -> None:
+    def __init__(self, walk: Walk, parser: SitemapParser, record: DocumentRecord) -> None:
         self.walk = walk
         self.parser = parser
+        self.record = record
         self.pending: deque[bytes] = deque()
+        self.stopped_by: BudgetName | None = None
 
     def feed(self, data: bytes) -> None:
-        self.pending.append(data)
+        if self.stopped_by is None:
+            self.stopped_by = self.walk._reading_stopped()
+        if self.stopped_by is None:
+            self.pending.append(data)
+        self.walk._budget.add_bytes(len(data))  # read is read, parsed or not
 
     async def drain(self) -> bool:
         await self.parse_pending()
-        return not self.walk._stop_urls
+        if self.stopped_by is None and self.walk._stop_urls:
+            self.stopped_by = "max_urls"  # nothing more of it could be kept
+        return self.stopped_by is None
 
     async def parse_pending(self) -> None:
         pending = self.pending
         while pending and not self.walk._stop_urls:
             self.parser.feed(pending.popleft())
-            await self.walk._absorb(self.parser)
+            await self.walk._absorb(self.parser, self.record)
             if pending:
                 await asyncio.sleep(0)
 
@@ -168,6 +193,12 @@ class Walk:
         self._batch: list[Entry] = []
         self._rows = Batch()
         self._stop_urls = False
+        # When the oldest entry waiting in `_batch` or `_rows` arrived; None while none waits.
+        self._pending_since: float | None = None
+        self._ticking = True
+        self._ticker_flushing = False
+        # Documents left unread because a budget was reached, per budget (a note, not errors).
+        self._unread: dict[BudgetName, int] = {}
         self._started = False
         self._preferred_locale = self.options.locale or path_locale(url)
         # Child sitemap URLs seen while a document streams, keyed by its parser.
@@ -232,11 +263,15 @@ class Walk:
         guard = AddressGuard(self.url) if opts.ssrf_guard else None
         async with Fetcher(opts.fetch, guard=guard) as fetcher:
             self._fetcher = fetcher
-            async with self._pool.workers(opts.concurrency):
-                await self._run_discovery(fetcher)
+            ticker = asyncio.create_task(self._flush_waiting())
+            try:
+                async with self._pool.workers(opts.concurrency):
+                    await self._run_discovery(fetcher)
+            finally:
+                await self._stop_ticker(ticker)
+        self._note_unread()
         self._ledger.finish()
-        await self._flush_entries()
-        await self._flush_rows()
+        await self._flush_pending()
 
     async def _run_discovery(self, fetcher: Fetcher) -> None:
         await self._discover_and_walk(fetcher)
@@ -260,6 +295,11 @@ class Walk:
         if source == "llms":
             self.report.source, self.report.source_url = "none", None
             await self._walk_llms(fetcher)
+            shortfall = llms_shortfall(self.report.llms, fetcher.cannot_connect)
+            if shortfall is not None:  # the only source gave nothing: say why
+                warning, failed = shortfall
+                self.report.warn(warning)
+                self.report.errors.extend(d for d in self.report.documents if d.url == failed)
             if self.report.source == "none":
                 self.report.notes.append("no usable llms.txt found")
             return
@@ -267,6 +307,9 @@ class Walk:
             await self._walk_all(fetcher)
             return
         await self._walk_sitemaps(fetcher)
+        unread = llms_txt_unread(self.options.llms_txt, source, self.report)
+        if unread is not None:
+            self.report.warn(unread)
 
     async def _walk_all(self, fetcher: Fetcher) -> None:
         """Sitemaps and llms.txt merged: llms.txt first (small, bounded), held in an index; the
@@ -386,7 +429,16 @@ class Walk:
                 if found.robots is not None and found.sitemaps:
                     self.report.sitemap_spellings = list(found.robots.sitemap_spellings)
             else:
-                step = plan.feed(await self._try_sitemaps(step))
+                tried = await self._try_sitemaps(step)
+                why = fetcher.cannot_connect(step.urls[0])
+                step = plan.feed(replace(tried, unreachable=why))
+        if plan.cannot_connect is not None:
+            # The first request reached no server: every other would fail alike, so neither
+            # llms.txt nor the link crawl is tried, and the failure is said once, plainly.
+            self.report.warn(plan.cannot_connect)
+            if plan.failure is not None:
+                self.report.errors.append(plan.failure)
+            return
         if self.options.crawl:
             if found.sitemaps:
                 self.report.notes.append(
@@ -479,39 +531,51 @@ class Walk:
 
     async def _document(self, url: str, depth: int, probe: bool = False) -> None:
         if self._stop_urls:
+            self._left_unread("max_urls")
             return
         if self._url_budget_full():
             # §5: a full URL budget prevents this fetch, so it binds even if filled exactly.
             self._url_limit_reached()
+            self._left_unread("max_urls")
             return
         if not self._budget.try_fetch():
             self._ledger.budget_bound()
+            self._left_unread(self._budget.exhausted_reason())
             return
         record = DocumentRecord(url=url, depth=depth)
         self.report.documents.append(record)
 
         def sink_for(resp: Response) -> _DocumentSink:
-            return _DocumentSink(self, SitemapParser(resp.final_url, depth=depth))
+            return _DocumentSink(self, SitemapParser(resp.final_url, depth=depth), record)
 
         resp, sink = await self._fetcher.fetch_into(url, sink_for, time_limit=self._time_limit())
+        stopped_by = sink.stopped_by if sink is not None else None
         if self._deadline_cut(resp):
             self._budget.mark_hit("deadline")
             self._ledger.budget_bound()
+            stopped_by = "deadline"
         parser = sink.parser if sink is not None else None
-        if sink is not None and parser is not None:
+        if sink is not None and parser is not None and stopped_by is None:
             if resp.error is None or resp.error.error_class != "TimeoutError":
                 await sink.parse_pending()  # what arrived after the last drain (cut, flush)
             if resp.truncated or resp.error is not None:
                 parser.note_truncated()  # its last line may be a fragment, not a URL
             for _step in parser.closing():  # salvage emits its finds here: let the loop run
-                await self._absorb(parser)
+                await self._absorb(parser, record)
                 await asyncio.sleep(0)
-            await self._absorb(parser)
-        self._ledger.settle(record, resp, parser, probe)
+            await self._absorb(parser, record)
+        if parser is not None:
+            record.children = len(self._pending_children.get(id(parser), ()))
+        if stopped_by is not None:
+            # Left unfinished by a budget: what it gave so far is kept, the rest was not read.
+            # Not a failure, and no fragment of it is reported as malformed.
+            self._ledger.settle_stopped(record, resp, parser, stopped_by)
+        else:
+            self._ledger.settle(record, resp, parser, probe)
         if parser is not None and parser.kind == "sitemapindex":
             self._children(record, parser)
-        self._budget.add_bytes(resp.bytes)
         self.report.bytes += resp.bytes
+        await self._flush_pending()  # the document ended: what it gave goes out now
 
     def _url_budget_full(self) -> bool:
         limit = self.options.budgets.max_urls
@@ -559,9 +623,10 @@ class Walk:
 
     # -- entries ----------------------------------------------------------------------------------
 
-    async def _absorb(self, parser: SitemapParser) -> None:
+    async def _absorb(self, parser: SitemapParser, record: DocumentRecord) -> None:
         """Move what the parser produced into batches; awaits when the consumer is behind."""
         rows, sitemaps, malformed = parser.take_rows()
+        record.entries += len(rows)
         if sitemaps:
             self._pending_children.setdefault(id(parser), []).extend(sitemaps)
         report = self.report
@@ -652,22 +717,59 @@ class Walk:
         report.urls += pages
         report.alternates += len(rows) - pages
         self._rows.extend(rows)
+        self._waiting()
         # Other documents' workers emit while this one waits on a full queue: what is pending
         # is read from `self._rows` again after every wait, never kept across it.
         while len(self._rows) >= BATCH_SIZE:
             full = self._rows
             self._rows = full.split_off(BATCH_SIZE)
+            self._pending_since = time.monotonic() if self._rows or self._batch else None
             await self._pool.emit(full)
 
     async def _flush_rows(self) -> None:
         if self._rows:
             rows, self._rows = self._rows, Batch()
+            self._pending_since = time.monotonic() if self._batch else None
             await self._pool.emit(rows)
 
     async def _flush_entries(self) -> None:
         if self._batch:
             batch, self._batch = self._batch, []
+            self._pending_since = time.monotonic() if self._rows else None
             await self._pool.emit(batch)
+
+    async def _flush_pending(self) -> None:
+        """Hand on every entry waiting for its batch to fill."""
+        await self._flush_entries()
+        await self._flush_rows()
+
+    def _waiting(self) -> None:
+        """Entries now wait in a batch: note since when, unless older ones already did."""
+        if self._pending_since is None and (self._rows or self._batch):
+            self._pending_since = time.monotonic()
+
+    async def _flush_waiting(self) -> None:
+        """Hand on a batch that has waited `MAX_BATCH_WAIT` to fill, however small: on a slow
+        site the entries parsed so far reach the consumer (and survive a Ctrl-C) at once,
+        while a fast walk still fills its batches long before this fires."""
+        while self._ticking:
+            await asyncio.sleep(_FLUSH_TICK)
+            since = self._pending_since
+            if since is not None and time.monotonic() - since >= MAX_BATCH_WAIT:
+                self._ticker_flushing = True
+                try:
+                    await self._flush_pending()
+                finally:
+                    self._ticker_flushing = False
+
+    async def _stop_ticker(self, ticker: asyncio.Task[None]) -> None:
+        """End `_flush_waiting`. A batch it is handing on is finished first (it holds the only
+        reference to those entries) unless the consumer has left, when nobody would take it."""
+        self._ticking = False
+        task = asyncio.current_task()
+        if not self._ticker_flushing or (task is not None and task.cancelling()):
+            ticker.cancel()
+        await asyncio.gather(ticker, return_exceptions=True)
 
     async def _emit(self, entries: Iterator[Entry]) -> None:
         await self._flush_rows()
@@ -684,12 +786,15 @@ class Walk:
                 report.urls_cut += sum(1 for _ in pages)
                 break
             batch.append(entry)
+            if self._pending_since is None:
+                self._pending_since = time.monotonic()
             if entry.alternate_of is None:
                 report.urls += 1
             else:
                 report.alternates += 1
             if len(batch) >= BATCH_SIZE:
                 self._batch = []
+                self._pending_since = None
                 await self._pool.emit(batch)
                 batch = self._batch
         self._batch = batch
@@ -698,6 +803,28 @@ class Walk:
         self._stop_urls = True
         self._budget.mark_hit("max_urls")
         self._ledger.budget_bound()
+
+    def _reading_stopped(self) -> BudgetName | None:
+        """The budget that ends the reading of documents in flight now, if one does."""
+        if self._stop_urls:
+            return "max_urls"
+        limit = self.options.budgets.max_bytes
+        if limit is not None and self._budget.bytes > limit:
+            self._budget.mark_hit("max_bytes")
+            self._ledger.budget_bound()
+            return "max_bytes"
+        return None
+
+    def _left_unread(self, budget: BudgetName | None) -> None:
+        if budget is not None:
+            self._unread[budget] = self._unread.get(budget, 0) + 1
+
+    def _note_unread(self) -> None:
+        for budget, count in self._unread.items():
+            self.report.notes.append(
+                f"{count} sitemap document{'s' if count != 1 else ''} left unread: "
+                f"{budget_label(budget)} reached"
+            )
 
 
 class SyncEntries(Iterator[Entry]):
@@ -721,6 +848,7 @@ class SyncEntries(Iterator[Entry]):
                 return entry
             if self._closed:
                 raise StopIteration
+            refuse_running_loop("iter_urls", instead="async for batch in walk(...)")
             try:
                 batch = self._loop.run_until_complete(anext(self._batches))
             except StopAsyncIteration:

@@ -47,6 +47,10 @@ impl Kind {
 }
 
 const SNIFF_BYTES: usize = 1024;
+/// The kind is first sniffed once this much has arrived, and again each time the buffer
+/// doubles: an XML root or a text sitemap's first line is usually within it, so a slow
+/// server's first entries are read before a kilobyte has come.
+const FIRST_SNIFF: usize = 64;
 /// A prolog (DOCTYPE, comments) larger than this is hostile, not a sitemap.
 const MAX_PROLOG: usize = 1 << 20;
 /// No URL is this long: a text line longer than this is damage.
@@ -363,7 +367,7 @@ impl Scanner {
             kind: None,
             stage: Stage::Sniff,
             sniff: Vec::new(),
-            sniff_at: SNIFF_BYTES,
+            sniff_at: FIRST_SNIFF,
             utf16: None,
             single: None,
             line: Vec::new(),
@@ -444,12 +448,17 @@ impl Scanner {
             if self.sniff.len() < self.sniff_at {
                 return;
             }
-            let stripped = self
+            let head = self
                 .sniff
                 .iter()
                 .position(|&b| !(is_sniff_ws(b) || BOM.contains(&b)))
-                .map_or(0, |p| self.sniff.len() - p);
-            if stripped >= SNIFF_BYTES && self.start(false, idna) {
+                .map_or(&[][..], |p| &self.sniff[p..]);
+            // Before a kilobyte, only what the first bytes already settle: an XML prolog (the
+            // prolog reader says when it needs more) or a complete first line of text.
+            let settled = head.first() == Some(&b'<') || memchr::memchr(b'\n', head).is_some();
+            if (head.len() >= SNIFF_BYTES || (settled && head.len() >= 8))
+                && self.start(false, idna)
+            {
                 return;
             }
             // Each try reads the whole buffer: trying again only once it has doubled keeps a

@@ -1,4 +1,5 @@
-"""Serve the sample site on 127.0.0.1 (an ephemeral port) in a background thread."""
+"""Serve the sample site on 127.0.0.1 (an ephemeral port, or the one asked for) in a background
+thread."""
 
 from __future__ import annotations
 
@@ -35,12 +36,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a client that hangs up mid-answer (Ctrl-C on a walk) is not our error
+
+
 @contextmanager
-def serve() -> Iterator[str]:
-    """Yield the base URL (no trailing slash) while the sample site is being served."""
+def serve(port: int = 0) -> Iterator[str]:
+    """Yield the base URL (no trailing slash) while the sample site is being served.
+
+    `port` 0 (the default) takes a free port. A port already in use raises `OSError` (errno
+    `EADDRINUSE`) before anything is served.
+    """
     handler = type("Handler", (_Handler,), {"files": build()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

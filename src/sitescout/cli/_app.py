@@ -7,10 +7,12 @@ Exit codes (§13): 0 ok, 1 partial result (a budget bound or documents failed), 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -46,6 +48,44 @@ def _valueless_flags(params: list[Any]) -> list[Any]:
 class _Command(TyperCommand):
     def get_params(self, ctx: Any) -> list[Any]:
         return _valueless_flags(super().get_params(ctx))
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a reader that closed stdout (`| head`) ends it quietly, exit 0.
+
+        The logging set up for the command (`setup_logging`) is put back as it was when the
+        command ends: a command run inside another program (a test's CliRunner) leaves that
+        program's logging as it found it.
+        """
+        restore_logging = _logging_restorer()
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                _flush_stdout()  # what is still buffered meets a closed pipe here, not at exit
+        except BrokenPipeError:
+            _discard_stdout()
+            raise typer.Exit(EXIT_OK) from None
+        finally:
+            restore_logging()
+
+
+def _flush_stdout() -> None:
+    with contextlib.suppress(ValueError):  # already closed: nothing is buffered
+        sys.stdout.flush()
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still
+    buffered for the closed pipe neither fails nor prints a complaint."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test runner's buffer): nothing flushes to a pipe at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 class _Group(TyperGroup):
@@ -128,8 +168,21 @@ NoAlternates = Annotated[
 NoAlternatesCounted = Annotated[
     bool, typer.Option("--no-alternates", help="Do not count hreflang alternates.")
 ]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
-Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log each document on stderr.")]
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="Only errors on stderr; stdout keeps the data, table or --json."
+    ),
+]
+Verbose = Annotated[
+    int,
+    typer.Option(
+        "--verbose",
+        "-v",
+        count=True,
+        help="Log each sitemap document on stderr; -vv adds the HTTP library's debug log.",
+    ),
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,9 +312,17 @@ def usage_error(exc: Exception) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
+class _StdoutConsole(Console):
+    def on_broken_pipe(self) -> None:
+        """A closed stdout is the reader's choice (`| head`): the command ends quietly, exit 0
+        (see `_Command.invoke`), not with rich's own exit 1."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def stdout_console() -> Console:
     """Tables on stdout: no highlighting, no wrapping (a pipe gets whole rows)."""
-    return Console(highlight=False, soft_wrap=False)
+    return _StdoutConsole(highlight=False, soft_wrap=False)
 
 
 def check_render(render: bool) -> None:
@@ -277,15 +338,94 @@ def check_render(render: bool) -> None:
         raise typer.Exit(EXIT_USAGE) from None
 
 
-def setup_logging(verbose: bool) -> None:
-    level = logging.DEBUG if verbose else logging.ERROR
-    logging.basicConfig(
-        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
-    # The level on the handler too: libraries that set their own loggers' levels (Dask logs
-    # its cluster's life at INFO) would otherwise reach stderr past the root logger's level.
-    for handler in logging.getLogger().handlers:
-        handler.setLevel(level)
+# Other libraries' loggers: below `-vv` they say nothing under WARNING (the HTTP library logs
+# every request at INFO and its connection pool at DEBUG; Dask its cluster's life at INFO).
+_OTHER_LOGGERS = ("httpx", "httpcore", "hpack", "asyncio", "dask", "distributed", "tornado")
+
+
+def setup_logging(verbose: int = 0, *, quiet: bool = False) -> None:
+    """Log records on stderr for `-v` (sitescout's own, from INFO: one line per sitemap
+    document) and `-vv` (everything, from DEBUG, with logger names); otherwise errors only.
+
+    `quiet` and `verbose` together are a usage error (exit 2). Every command calls this first,
+    with its `-q` and `-v`.
+    """
+    if quiet and verbose:
+        raise usage_error(UsageError("--quiet and --verbose cannot be used together"))
+    if verbose >= 2:
+        own, others = logging.DEBUG, logging.DEBUG
+    elif verbose == 1:
+        own, others = logging.INFO, logging.WARNING
+    else:
+        own, others = logging.ERROR, logging.ERROR
+    root = logging.getLogger()
+    handler = next((h for h in root.handlers if isinstance(h, _StderrHandler)), None)
+    if handler is None:
+        handler = _StderrHandler()
+        root.addHandler(handler)
+    handler.setFormatter(_LogFormat(detailed=verbose >= 2))
+    # By name, not by level alone: a library that sets its own logger's level (Dask logs at
+    # INFO) would otherwise reach stderr past the root logger's level.
+    handler.filters = [_Threshold(own=own, others=others)]
+    root.setLevel(min(own, others))
+    for name in _OTHER_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET if verbose >= 2 else others)
+
+
+def _logging_restorer() -> Callable[[], None]:
+    """A function that puts the levels and handlers `setup_logging` sets back as they are now."""
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    levels = {name: logging.getLogger(name).level for name in ("", *_OTHER_LOGGERS)}
+
+    def restore() -> None:
+        for handler in root.handlers:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+
+    return restore
+
+
+class _StderrHandler(logging.Handler):
+    """Log records through the stderr console: a live progress line is redrawn below them
+    instead of being torn, and a record is printed as it is (no markup, no emoji codes)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            err.out(self.format(record), highlight=False)
+        except Exception:
+            self.handleError(record)
+
+
+class _LogFormat(logging.Formatter):
+    """`-v`: the message, and `warning:`/`error:` before the records that are one. `-vv`:
+    level and logger name too, for debugging."""
+
+    def __init__(self, *, detailed: bool) -> None:
+        super().__init__("%(levelname)s %(name)s: %(message)s" if detailed else "%(message)s")
+        self.detailed = detailed
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        if not self.detailed and record.levelno >= logging.WARNING:
+            text = f"{record.levelname.lower()}: {text}"
+        return text
+
+
+class _Threshold(logging.Filter):
+    """Records of sitescout's loggers from `own` up; other libraries' from `others` up."""
+
+    def __init__(self, *, own: int, others: int) -> None:
+        super().__init__()
+        self.own = own
+        self.others = others
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        name = record.name
+        mine = name == "sitescout" or name.startswith("sitescout.")
+        return record.levelno >= (self.own if mine else self.others)
 
 
 # -- output --------------------------------------------------------------------------------
@@ -329,15 +469,22 @@ def report_summary(report: WalkReport) -> dict[str, Any]:
     } | ({} if report.llms is None else {"llms": report.llms.as_dict()})
 
 
+ERRORS_SHOWN = 10
+
+
 def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
+    """The walk's summary on stderr: warnings, one line of counts, failed documents, why the
+    result is partial. `as_json`: the summary as JSON instead (also with `quiet`, which asked
+    for it). `quiet`: only errors (`print_errors`)."""
     if as_json:
         print_json(report_summary(report), stderr=True)
         return
+    if quiet:
+        print_errors(report)
+        return
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {warning}", markup=True)
-    if quiet:
-        return
-    source = report.source if report.source_url is None else f"{report.source} {report.source_url}"
+    source = _source_of(report)
     errors = len(report.errors)
     err.print(
         f"{report.urls + report.alternates:,} URLs ({report.alternates:,} alternates) "
@@ -347,10 +494,31 @@ def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
     )
     for spelling in report.sitemap_spellings:
         err.print(f'  robots.txt: sitemaps also read from "{spelling}:" lines', markup=False)
-    for doc in report.errors[:10]:
+    for doc in report.errors[:ERRORS_SHOWN]:
         err.print(f"  error: {doc.url}: {doc.error}", markup=False)
     if report.partial:
         err.print("partial result: " + "; ".join(report.partial_reasons), markup=False)
+
+
+def print_errors(report: WalkReport) -> None:
+    """What `-q` still says about a walk: its failed documents, and one closing line when it
+    gave no URL (the run failed). Warnings (a budget reached, a narrow base path) are not
+    errors: the exit code still tells a partial result (1) from a complete one (0)."""
+    for doc in report.errors[:ERRORS_SHOWN]:
+        err.print(f"error: {doc.url}: {doc.error}", markup=False)
+    more = len(report.errors) - ERRORS_SHOWN
+    if more > 0:
+        err.print(f"error: {more:,} more failed documents", markup=False)
+    if report.urls + report.alternates == 0:
+        source = _source_of(report)
+        err.print(
+            "error: no URLs found" + ("" if source == "none" else f" (via {source})"), markup=False
+        )
+
+
+def _source_of(report: WalkReport) -> str:
+    source = report.source or "none"
+    return source if report.source_url is None else f"{source} {report.source_url}"
 
 
 class Tally:
@@ -385,9 +553,14 @@ class Tally:
 
 
 def exit_code(report: WalkReport) -> int:
+    """3 when the walk failed outright or a complete walk gave no URL (an empty sitemap, a base
+    path or a source that matched nothing); 1 for a partial result, whose missing part may hold
+    what was looked for (a budget, failed documents, Ctrl-C); 0 otherwise."""
     if report.found_nothing:
         return EXIT_NOTHING
-    return EXIT_PARTIAL if report.partial else EXIT_OK
+    if report.partial:
+        return EXIT_PARTIAL
+    return EXIT_OK if report.urls + report.alternates else EXIT_NOTHING
 
 
 def version_callback(value: bool) -> None:

@@ -106,7 +106,12 @@ def _print_summary(run: BatchRun, out: Path, *, as_json: bool, quiet: bool) -> N
     if as_json:
         print_json(summary, stderr=True)
         return
-    if quiet:
+    if quiet:  # only the sites that failed, as errors
+        for row in summary["failed"][:10]:
+            err.print(f"error: {row['url']}: {row['error_class']}: {row['error']}", markup=False)
+        more = len(summary["failed"]) - 10
+        if more > 0:
+            err.print(f"error: {more:,} more sites failed", markup=False)
         return
     statuses = ", ".join(f"{n:,} {status}" for status, n in sorted(summary["statuses"].items()))
     err.print(
@@ -116,6 +121,18 @@ def _print_summary(run: BatchRun, out: Path, *, as_json: bool, quiet: bool) -> N
     )
     for row in summary["failed"][:10]:
         err.print(f"  failed: {row['url']}: {row['error_class']}: {row['error']}", markup=False)
+
+
+def _cluster_logging(verbose: int) -> None:
+    """Dask's loggers as the command wants them: its import set their levels (INFO, with a
+    handler of their own), so this comes after `BatchRun` imported it. Without `-v` the
+    cluster's own complaints while it shuts down after Ctrl-C are not the user's business (the
+    summary says what happened to every site); `-v` shows its warnings, `-vv` everything."""
+    if verbose >= 2:
+        return
+    level = logging.WARNING if verbose else logging.CRITICAL
+    for name in ("distributed", "tornado"):
+        logging.getLogger(name).setLevel(level)
 
 
 def _exit_code(results: list[SiteResult]) -> int:
@@ -164,19 +181,14 @@ def batch(
     source: Source = PageSource.auto,
     as_json: Annotated[bool, typer.Option("--json", help="Summary as JSON on stderr.")] = False,
     quiet: Quiet = False,
-    verbose: Verbose = False,
+    verbose: Verbose = 0,
 ) -> None:
     """Walk every site of a list on a Dask cluster into a Parquet dataset partitioned by site.
 
     Writes DIR/urls/site=HOST/part-N.parquet (the columns of `urls --format parquet`) and
     DIR/sites.parquet (one row per site). A re-run skips sites already complete.
     """
-    setup_logging(verbose)
-    if not verbose:
-        # The cluster's own complaints while it shuts down after Ctrl-C are not the user's
-        # business; the summary says what happened to every site.
-        for name in ("distributed", "tornado"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+    setup_logging(verbose, quiet=quiet)
     try:
         options = inventory_options(
             None,
@@ -211,6 +223,7 @@ def batch(
     if not run.sites:
         err.print(f"error: no site URL in {sites}", markup=False)
         raise typer.Exit(EXIT_USAGE)
+    _cluster_logging(verbose)
     code = EXIT_PARTIAL
     try:
         with _Progress(not quiet and not as_json, len(run.sites)) as progress:
@@ -218,7 +231,8 @@ def batch(
             results = run.run()
         code = _exit_code(results)
     except KeyboardInterrupt:
-        err.print("interrupted: complete sites are kept; run again to resume", markup=False)
+        if not quiet:
+            err.print("interrupted: complete sites are kept; run again to resume", markup=False)
     except UsageError as exc:
         raise usage_error(exc) from None
     _print_summary(run, out, as_json=as_json, quiet=quiet)

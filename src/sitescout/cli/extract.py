@@ -167,10 +167,10 @@ def extract(
         bool, typer.Option("--json", help="One JSON summary on stdout instead of text.")
     ] = False,
     quiet: Quiet = False,
-    verbose: Verbose = False,
+    verbose: Verbose = 0,
 ) -> None:
     """Pick a handful of representative pages, fetch them and record what each holds."""
-    setup_logging(verbose)
+    setup_logging(verbose, quiet=quiet)
     check_render(render)
     try:
         options = ExtractOptions(
@@ -196,7 +196,7 @@ def extract(
             options = replace(options, budgets=flags.budgets_over(options.walk_budgets()))
         if not is_http_url(url):
             raise UsageError(f"not an http(s) URL: {url!r}")
-        if all_pages and not yes and _interactive(as_json):
+        if all_pages and not yes and _interactive(as_json or quiet):
             estimate = estimate_scope(url, sitemap=sitemap, llms_txt=llms_txt)
             question = walk_question(estimate)
             if question is not None and not typer.confirm(question, err=True):
@@ -206,7 +206,8 @@ def extract(
     except UsageError as exc:
         raise usage_error(exc) from None
     except KeyboardInterrupt:
-        err.print("interrupted before any page was fetched", markup=False)
+        if not quiet:
+            err.print("interrupted before any page was fetched", markup=False)
         raise typer.Exit(EXIT_PARTIAL) from None
     raise typer.Exit(after_plan(plan, options, yes=yes, as_json=as_json, quiet=quiet))
 
@@ -223,13 +224,16 @@ def after_plan(
 def _after_plan(
     plan: Plan, options: ExtractOptions, *, yes: bool, as_json: bool, quiet: bool
 ) -> int:
+    """Show the plan, ask where it must, fetch, show the outcome. `quiet` (`-q`): only errors
+    on stderr, nothing on stdout but the `--json` summary, and never a question."""
     report = plan.report
-    interactive = _interactive(as_json)
-    for warning in report.warnings:
-        err.print(f"warning: {warning}", markup=False)
-    if plan.truncation:
-        err.print(plan.truncation, markup=False)
-    if not as_json:
+    interactive = _interactive(as_json or quiet)
+    if not quiet:
+        for warning in report.warnings:
+            err.print(f"warning: {warning}", markup=False)
+        if plan.truncation:
+            err.print(plan.truncation, markup=False)
+    if not as_json and not quiet:
         notes = [] if plan.locale_note is None else [plan.locale_note]
         typer.echo(
             render_selection(plan.selection, site=plan.url, source=_source_label(plan), notes=notes)
@@ -237,11 +241,12 @@ def _after_plan(
     if not plan.selection.kept and not plan.to_fetch:
         if as_json:
             print_json(_summary(plan, None, None))
-        err.print("nothing to extract: no page was discovered", markup=False)
+        err.print(f"error: nothing to extract: {plan.nothing_reason()}", markup=False)
         return EXIT_NOTHING
     user_choice: str | None = None
     for question in questions(plan.selection):
-        err.print(f"warning: {warning_text(question)}", markup=False)
+        if not quiet:
+            err.print(f"warning: {warning_text(question)}", markup=False)
         proceed, user_choice = _ask(prompt_text(question), yes=yes, interactive=interactive)
         if not proceed:
             break
@@ -258,6 +263,9 @@ def _after_plan(
         print_json(_summary(plan, result, user_choice))
     elif not quiet:
         _print_outcome(plan, result, proceed)
+    else:
+        for failure in result.failures:
+            err.print(f"error: {failure.url}: {failure.error_class}: {failure.error}", markup=False)
     if result.interrupted:
         return EXIT_PARTIAL
     return EXIT_PARTIAL if result.failures or report.partial else EXIT_OK

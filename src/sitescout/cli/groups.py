@@ -21,10 +21,13 @@ from .._walk import Walk
 from ._app import (
     AsJson,
     Crawl,
+    LlmsTxt,
     Locale,
     NoAlternatesCounted,
+    PageSource,
     Quiet,
     Sitemap,
+    Source,
     Verbose,
     WalkFlags,
     app,
@@ -123,11 +126,13 @@ def groups(
     flags: WalkFlags,
     locale: Locale = None,
     crawl: Crawl = False,
+    source: Source = PageSource.auto,
+    llms_txt: LlmsTxt = None,
     quiet: Quiet = False,
-    verbose: Verbose = False,
+    verbose: Verbose = 0,
 ) -> None:
     """Walk the site and group its URLs by path: counts, a bar and an example per group."""
-    setup_logging(verbose)
+    setup_logging(verbose, quiet=quiet)
     try:
         options = inventory_options(
             url,
@@ -136,6 +141,8 @@ def groups(
             alternates=not no_alternates,
             locale=locale,
             crawl=crawl,
+            source=source,
+            llms_txt=llms_txt,
         )
         walk = start_walk(url, options)
         grouper = PathGrouper(depth)

@@ -1,6 +1,6 @@
 """`sitescout report`: the site's shape as one self-contained HTML file.
 
-From a walk (`sitescout report URL`, the budget flags of `urls`) or from an inventory that
+From a walk (`sitescout report URL`, the walk flags of `urls`) or from an inventory that
 `sitescout urls` saved (JSON lines, CSV or Parquet). An inventory file is untrusted input: rows
 that cannot be read are skipped and counted (exit 1), a file that is not an inventory at all is
 refused with one line (exit 2), and reading is one pass with bounded memory.
@@ -31,11 +31,14 @@ from ._app import (
     EXIT_PARTIAL,
     EXIT_USAGE,
     Crawl,
+    LlmsTxt,
     Locale,
     NoAlternatesCounted,
+    PageSource,
     Quiet,
     Render,
     Sitemap,
+    Source,
     Verbose,
     WalkFlags,
     app,
@@ -44,6 +47,7 @@ from ._app import (
     err,
     exit_code,
     inventory_options,
+    print_json,
     print_summary,
     setup_logging,
     usage_error,
@@ -286,7 +290,7 @@ def _looks_like_url(value: str) -> bool:
 @app.command()
 @with_walk_flags(concurrency=8)
 def report(
-    source: Annotated[
+    url_or_file: Annotated[
         str,
         typer.Argument(help="Site URL to walk, or an inventory saved by `sitescout urls`."),
     ],
@@ -300,17 +304,22 @@ def report(
     locale: Locale = None,
     crawl: Crawl = False,
     render: Render = False,
+    source: Source = PageSource.auto,
+    llms_txt: LlmsTxt = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Summary as JSON on stderr (stdout may carry the page)."),
+    ] = False,
     quiet: Quiet = False,
-    verbose: Verbose = False,
+    verbose: Verbose = 0,
 ) -> None:
-    """Write the site's shape as one HTML file that opens offline.
+    """Write the site's shape, from a walk or a saved inventory, as one HTML file.
 
-    From a walk or a saved inventory: summary, path treemap, freshness, locales, sitemaps,
-    junk and sign-in URLs.
+    Summary, path treemap, freshness, locales, sitemaps, junk and sign-in URLs; it opens offline.
     """
     from .._report import ReportBuilder, render_report
 
-    setup_logging(verbose)
+    setup_logging(verbose, quiet=quiet)
     to_stdout = str(output) == "-"
     try:
         target = _Target(None if to_stdout else output)
@@ -318,22 +327,24 @@ def report(
         err.print(f"error: cannot write {output}: {exc.strerror or exc}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
     try:
-        if _looks_like_url(source):
+        if _looks_like_url(url_or_file):
             check_render(render)
             code, builder, walk_report, info, title = _from_walk(
-                source,
-                quiet=quiet,
+                url_or_file,
+                progress=not quiet and not as_json,
                 sitemap=sitemap,
                 flags=flags,
                 alternates=not no_alternates,
                 locale=locale,
                 crawl=crawl,
                 render=render,
+                source=source,
+                llms_txt=llms_txt,
             )
         else:
             builder = ReportBuilder()
-            info = read_inventory(Path(source), builder)
-            walk_report, title = None, Path(source).name
+            info = read_inventory(Path(url_or_file), builder)
+            walk_report, title = None, Path(url_or_file).name
             code = EXIT_PARTIAL if info.skipped else EXIT_OK
     except (UsageError, ValueError) as exc:
         target.discard()
@@ -356,10 +367,14 @@ def report(
         err.print(f"error: cannot write {output}: {exc.strerror or exc}", markup=False)
         raise typer.Exit(EXIT_NOTHING) from None
     if walk_report is not None:
-        print_summary(walk_report, as_json=False, quiet=quiet)
+        print_summary(walk_report, as_json=as_json, quiet=quiet)
+    elif info is not None and as_json:
+        print_json(_inventory_summary(info), stderr=True)
+    if as_json or quiet:
+        raise typer.Exit(code)
     if info is not None and info.skipped:
         err.print(
-            f"warning: {sum(info.skipped.values()):,} rows of {source} skipped: "
+            f"warning: {sum(info.skipped.values()):,} rows of {url_or_file} skipped: "
             + _skipped_text(info),
             markup=False,
         )
@@ -368,7 +383,7 @@ def report(
             "note: columns missing from the inventory: " + ", ".join(info.missing_columns),
             markup=False,
         )
-    if not quiet and not to_stdout:
+    if not to_stdout:
         groups = len(builder.group_table())
         err.print(
             f"report: {builder.urls + builder.alternates:,} URLs in {groups:,} groups "
@@ -378,12 +393,24 @@ def report(
     raise typer.Exit(code)
 
 
+def _inventory_summary(info: InventoryInfo) -> dict[str, Any]:
+    """`--json` for a report read from a saved inventory: what reading the file found."""
+    return {
+        "inventory": info.path,
+        "format": info.format,
+        "rows": info.rows,
+        "skipped": sum(info.skipped.values()),
+        "skipped_reasons": dict(info.skipped.most_common()),
+        "missing_columns": info.missing_columns,
+    }
+
+
 def _from_walk(
-    url: str, *, quiet: bool, **options: Any
+    url: str, *, progress: bool, **options: Any
 ) -> tuple[int, ReportBuilder, WalkReport, InventoryInfo | None, str]:
     from .._report import ReportBuilder
 
     walk = start_walk(url, inventory_options(url, **options))
     builder = ReportBuilder(site=url)
-    drain(walk, builder.add_entries, progress=not quiet)  # after Ctrl-C: a report of what came
+    drain(walk, builder.add_entries, progress=progress)  # after Ctrl-C: a report of what came
     return exit_code(walk.report), builder, walk.report, None, url

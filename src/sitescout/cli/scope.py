@@ -1,7 +1,8 @@
 """`sitescout scope`: the §9 pre-flight estimate of a walk.
 
 The answer goes to stdout — a table, or JSON with `--json` — and everything else (warnings,
-progress) to stderr.
+progress) to stderr; `-q` leaves nothing there but errors (the answer still goes to stdout, as
+with `groups`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ._app import (
     EXIT_OK,
     AsJson,
     LlmsTxt,
+    Quiet,
     Sitemap,
     Timeout,
     UserAgent,
@@ -90,10 +92,11 @@ def scope(
     llms_txt: LlmsTxt = None,
     timeout: Timeout = SCOPE_FETCH.timeout,
     user_agent: UserAgent = DEFAULT_USER_AGENT,
-    verbose: Verbose = False,
+    quiet: Quiet = False,
+    verbose: Verbose = 0,
 ) -> None:
     """Estimate a walk before running it: URLs, sub-sitemaps, languages, time, transport."""
-    setup_logging(verbose)
+    setup_logging(verbose, quiet=quiet)
     config = FetchConfig(
         user_agent=user_agent,
         timeout=timeout,

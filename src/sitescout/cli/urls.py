@@ -215,6 +215,10 @@ class _Output:
 
     def write(self, batch: list[Entry] | Batch) -> None:
         self.writer.write(batch)
+        if self._file is None and self._parquet is None:
+            # A pipe gets each batch as it is handed on, not when a buffer fills: on a slow site
+            # the first URLs reach `grep` or `head` within a second of being parsed.
+            sys.stdout.flush()
 
     def close(self, *, keep: bool) -> None:
         """Finish the file and put it in place (`keep`), or drop it and leave the old one."""
@@ -278,10 +282,10 @@ def urls(
         bool, typer.Option("--json", help="Summary as JSON on stderr (stdout stays data).")
     ] = False,
     quiet: Quiet = False,
-    verbose: Verbose = False,
+    verbose: Verbose = 0,
 ) -> None:
     """List a site's page URLs as a stream: JSON lines (default), CSV, plain URLs or Parquet."""
-    setup_logging(verbose)
+    setup_logging(verbose, quiet=quiet)
     check_render(render)
     to_file = output if output is not None and str(output) != "-" else None
     try:
@@ -319,13 +323,24 @@ def urls(
             out.close(keep=tally.total > 0)
         raise
     tally.settle(walk.report)
+    # A run that wrote no entry leaves an existing output file as it was, whatever the reason
+    # (an empty site, a base path or a source that matched nothing, a failure, Ctrl-C before
+    # the first batch); the report counts what was written (`settle`), so its code says so.
     code = exit_code(walk.report)
+    kept = None
     with ctrl_c_ignored():
         try:
-            out.close(keep=tally.total > 0 or code == EXIT_OK)
+            out.close(keep=tally.total > 0)
         except OSError as exc:
             _write_failed(out, output, exc)
+    if not tally.total and to_file is not None and out.path is not None:
+        kept = f"{to_file}: left as it was (no entry written)"
+        if not to_file.exists():
+            kept = f"{to_file}: not created (no entry written)"
+        walk.report.notes.append(kept)
     print_summary(walk.report, as_json=as_json, quiet=quiet)
+    if kept is not None and not as_json and not quiet:
+        err.print(kept, markup=False)
     raise typer.Exit(code)
 
 
