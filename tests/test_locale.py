@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from random import Random
 
 import pytest
 from hypothesis import given
@@ -12,6 +14,7 @@ from sitescout._errors import UsageError
 from sitescout._locale import (
     ISO_639_1,
     base_prefix,
+    children_locales,
     filter_children,
     is_locale,
     locale_matches,
@@ -217,7 +220,11 @@ def test_a_bad_preferred_locale_is_the_callers_mistake(bad: str) -> None:
 
 
 _CHILD_NAMES = st.sampled_from(
-    [_FR, _DE, _EN, _US, _GB, _PAGES, "https://x.com/sitemap-1.xml", "/ja/sitemap.xml"]
+    [
+        *(_FR, _DE, _EN, _US, _GB, _PAGES, "https://x.com/sitemap-1.xml", "/ja/sitemap.xml"),
+        *("https://x.com/maps/en-gb/part-1.xml", "https://x.com/maps/ko/part-1.xml"),
+        *("https://x.com/sm/leaf-1.xml.gz", "https://x.com/it/part.xml", "/de/feed"),
+    ]
 )
 
 
@@ -231,6 +238,135 @@ def test_filter_children_partitions_its_input(children: list[str], preferred: st
     assert [child for child in children if child in result.kept] == result.kept
     if children:
         assert result.kept
+
+
+def test_filter_children_reads_locale_folders() -> None:
+    maps = [f"https://x.com/maps/{locale}/part-1.xml" for locale in ("en-gb", "es-mx", "ko")]
+    other = ["https://x.com/maps/misc.xml", "https://x.com/it/part.xml"]
+    result = filter_children([*maps, *other], "en-gb")
+    assert result.applied
+    assert result.kept == [maps[0], *other]  # `/it/` alone at its position: no locale
+    assert result.skipped == maps[1:]
+    assert result.locales == frozenset({"en-gb", "es-mx", "ko"})
+
+
+# --- children_locales: a locale folder, with its siblings as evidence ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("paths", "expected"),
+    [
+        pytest.param(
+            ["/maps/en-gb/part-1.xml", "/maps/es-mx/part-1.xml", "/maps/ko/part-1.xml"],
+            ["en-gb", "es-mx", "ko"],
+            id="issue",
+        ),
+        pytest.param(
+            ["/sitemaps/de-de/products-3.xml.gz", "/sitemaps/fr-fr/products-3.xml.gz"],
+            ["de-de", "fr-fr"],
+            id="gz-any-name",
+        ),
+        pytest.param(
+            ["/maps/en_GB/a.xml", "/maps/zh-Hant/a.xml", "/maps/PT-br/a.xml"],
+            ["en-gb", "zh-hant", "pt-br"],
+            id="canonical",
+        ),
+        pytest.param(["/de/feed", "/fr/feed?x=1"], ["de", "fr"], id="any-file"),
+        pytest.param(
+            ["/maps/en/a.xml", "/maps/fr/a.xml", "/maps/all/a.xml", "/maps/misc.xml"],
+            ["en", "fr", None, None],
+            id="unlocalized-siblings",
+        ),
+        pytest.param(
+            ["/ch/de/a.xml", "/be/fr/a.xml", "/be/nl/a.xml"],
+            ["de", "fr", "nl"],
+            id="nearest-the-file-wins",
+        ),
+        pytest.param(
+            ["/maps/de/sitemap-fr.xml", "/maps/it/part.xml"], ["fr", "it"], id="own-name-first"
+        ),
+        pytest.param(
+            ["/de-de/sitemap.xml", "/fr-fr/pages.xml"], ["de-de", "fr-fr"], id="with-rule-2"
+        ),
+        pytest.param(["/ja/sitemap.xml", "/ko/part.xml"], ["ja", "ko"], id="rule-2-is-evidence"),
+        # What is no locale stays none beside a real locale scheme (`/maps/de/`, `/maps/fr/`):
+        # a lone folder at its position, one locale twice, different positions, non-locales,
+        # file names, an unreadable URL.
+        pytest.param(
+            ["/sm/leaf-1.xml.gz", "/maps/de/a.xml", "/maps/fr/a.xml"],
+            [None, "de", "fr"],
+            id="sm-alone-at-its-position",
+        ),
+        pytest.param(
+            ["/it/part.xml", "/blog/part.xml", "/maps/de/a.xml", "/maps/fr/a.xml"],
+            [None, None, "de", "fr"],
+            id="it-alone-at-its-position",
+        ),
+        pytest.param(
+            ["/sm/leaf-1.xml.gz", "/sm/leaf-2.xml.gz", "/maps/de/a.xml", "/maps/fr/a.xml"],
+            [None, None, "de", "fr"],
+            id="one-locale-twice",
+        ),
+        pytest.param(
+            ["/en/a/x.xml", "/docs/fr/x.xml", "/a/b/de/x.xml", "/a/b/ko/x.xml"],
+            [None, None, "de", "ko"],
+            id="other-positions",
+        ),
+        pytest.param(
+            ["/maps/zz/a.xml", "/maps/en-blog/a.xml", "/maps/de/a.xml", "/maps/fr/a.xml"],
+            [None, None, "de", "fr"],
+            id="not-locales",
+        ),
+        pytest.param(
+            ["/x/de", "/x/fr", "/de/feed", "/fr/feed"],
+            [None, None, "de", "fr"],
+            id="file-names-are-not-folders",
+        ),
+        pytest.param(
+            ["http://[x/de/a.xml", "/fr/a.xml", "/de/b.xml"], [None, "fr", "de"], id="unparsable"
+        ),
+    ],
+)
+def test_children_locales(paths: list[str], expected: list[str | None]) -> None:
+    children = [path if path.startswith("http") else f"https://x.com{path}" for path in paths]
+    assert children_locales(children) == expected
+
+
+_FOLDER_LOCALES = st.sampled_from(["en", "en-gb", "ko", "pt-br", "zh-hant", "es-419", "it"])
+
+
+@given(
+    st.lists(st.one_of(_CHILD_NAMES, st.text(max_size=30)), max_size=12),
+    st.lists(_FOLDER_LOCALES, min_size=2, max_size=4, unique=True),
+    st.randoms(use_true_random=False),
+)
+def test_children_locales_adds_locale_folders_to_sitemap_locale(
+    others: list[str], locales: list[str], rng: Random
+) -> None:
+    # Children in locale folders at one position, shuffled among arbitrary siblings: each reads
+    # its folder's locale; every other child keeps what its own URL says, if anything.
+    folders = {f"https://x.com/shards/{locale}/part.xml": locale for locale in locales}
+    children = [*others, *folders]
+    rng.shuffle(children)
+    found = children_locales(children)
+    assert len(found) == len(children)
+    for child, locale in zip(children, found, strict=True):
+        if child in folders:
+            assert locale == folders[child]
+        elif (own := sitemap_locale(child)) is not None:
+            assert locale == own
+        else:
+            assert locale is None or normalize_locale(locale) == locale
+
+
+def test_a_50000_child_index_is_read_in_linear_time() -> None:
+    # A pairwise comparison of 50,000 children would take minutes; one pass takes well under 1 s.
+    locales = [("en-gb", "ko", "it")[i % 3] for i in range(50_000)]
+    children = [f"https://x.com/maps/{locale}/part-{i}.xml.gz" for i, locale in enumerate(locales)]
+    start = time.perf_counter()
+    found = children_locales(children)
+    assert time.perf_counter() - start < 10
+    assert found == locales
 
 
 # --- base prefix ---------------------------------------------------------------------------------

@@ -472,3 +472,45 @@ def test_language_tally_sitemaps_and_hreflang() -> None:
     for value in ("de-DE", "zh-Hant-TW", "x-default", "", "klingon"):
         tally.add_hreflang(value)
     assert tally.languages() == ("de-de", "en-us", "fr", "zh-hant")
+
+
+@pytest.mark.parametrize(
+    ("indexes", "expected"),
+    [
+        pytest.param(
+            {"i": ["/maps/en-gb/part-1.xml", "/maps/es-mx/part-1.xml", "/maps/ko/part-1.xml"]},
+            ("en-gb", "es-mx", "ko"),
+            id="locale-folders",
+        ),
+        pytest.param(
+            {"i": ["/sm/leaf-1.xml.gz", "/maps/de/part.xml", "/maps/fr/part.xml"]},
+            ("de", "fr"),
+            id="lone-sm-is-a-word",
+        ),
+        pytest.param(
+            {"i": ["/it/part.xml", "/maps/de/part.xml", "/maps/fr/part.xml"]},
+            ("de", "fr"),
+            id="lone-it-is-a-word",
+        ),
+        # Positions are compared among the children of one index, not across indexes.
+        pytest.param(
+            {"a": ["/maps/en-gb/part-1.xml", "/maps/ko/part-1.xml"], "b": ["/maps/fr/part-1.xml"]},
+            ("en-gb", "ko"),
+            id="per-index",
+        ),
+        # Once each index's children are read, their locales are pooled as before.
+        pytest.param(
+            {"a": ["/sitemap-fr.xml"], "b": ["/de/part.xml", "/pt-br/part.xml"]},
+            ("de", "fr", "pt-br"),
+            id="pooled",
+        ),
+    ],
+)
+def test_language_tally_locale_folders(
+    indexes: dict[str, list[str]], expected: tuple[str, ...]
+) -> None:
+    tally = LanguageTally()
+    for index, paths in indexes.items():
+        for path in paths:
+            tally.add_sitemap(f"https://x.com{path}", index=f"https://x.com/{index}.xml")
+    assert tally.languages() == expected

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from typing import ClassVar, Literal
 
 from sitescout._errors import UsageError
-from sitescout._locale import locale_matches, readable_path, require_locale, sitemap_locale
+from sitescout._locale import children_locales, locale_matches, readable_path, require_locale
 
 __all__ = [
     "BudgetName",
@@ -251,19 +251,23 @@ def order_children(children: Sequence[str], preferred_locale: str | None) -> lis
 
     Media, product, news and partition shards go last, whatever their locale: a sampler wants
     pages. Before them come the children whose locale matches `preferred_locale` (by
-    `locale_matches`; None means no preference), then content-looking names (`pages`, `posts`,
-    `blog`, …), then the rest. Names are read as whole tokens of the file name, digits ignored
-    (`post-sitemap2.xml` is a `post` shard). The sort is stable: ties keep document order.
+    `locale_matches`; None means no preference; a child's locale is read with its siblings, so
+    `/maps/en-gb/part-1.xml` beside `/maps/ko/part-1.xml` is an `en-gb` shard), then
+    content-looking names (`pages`, `posts`, `blog`, …), then the rest. Names are read as whole
+    tokens of the file name, digits ignored (`post-sitemap2.xml` is a `post` shard). The sort is
+    stable: ties keep document order.
 
     Raises UsageError when `preferred_locale` is given but is not a locale.
     """
     preferred = None if preferred_locale is None else require_locale(preferred_locale)
-    return sorted(children, key=lambda child: _rank(child, preferred))
+    locales = children_locales(children)
+    ranked = sorted(zip(children, locales, strict=True), key=lambda pair: _rank(pair, preferred))
+    return [child for child, _ in ranked]
 
 
-def _rank(child: str, preferred: str | None) -> tuple[bool, bool, bool]:
+def _rank(pair: tuple[str, str | None], preferred: str | None) -> tuple[bool, bool, bool]:
+    child, locale = pair
     tokens = _name_tokens(child)
-    locale = sitemap_locale(child)
     local = preferred is not None and locale is not None and locale_matches(preferred, locale)
     content = not tokens.isdisjoint(_CONTENT)
     # False sorts first: (not de-ranked, locale match, content) is the best key.

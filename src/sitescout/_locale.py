@@ -3,6 +3,8 @@
 Everything here reads URLs as text, never fetches them:
 
 - the locale of a sitemap document, read from its URL path (`sitemap_locale`);
+- the locales of the child sitemaps of one index, where sibling folders are evidence too
+  (`SiblingLocales`, `children_locales`);
 - the locale of the base URL the user gave (`path_locale`);
 - which child sitemaps of an index to keep for the preferred locale (`filter_children`);
 - the base path prefix and the narrow-prefix warning (`base_prefix`, `under_prefix`,
@@ -15,8 +17,10 @@ so that `en_us` and `en-US` never count as two distinct locales.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from sitescout._errors import UsageError
@@ -24,7 +28,9 @@ from sitescout._errors import UsageError
 __all__ = [
     "ISO_639_1",
     "LocaleFilter",
+    "SiblingLocales",
     "base_prefix",
+    "children_locales",
     "filter_children",
     "is_locale",
     "locale_matches",
@@ -64,6 +70,9 @@ _SCRIPTS: frozenset[str] = frozenset(_SCRIPT_CODES.split())
 _LOCALE = re.compile(r"([a-z]{2})(?:[-_]([a-z]{2}|[0-9]{3}|[a-z]{4}))?")
 _SITEMAP_SUFFIX = re.compile(r"\.xml(?:\.gz)?$")
 _TOKEN_SEPARATOR = re.compile(r"[-_]")
+# The longest locale `normalize_locale` accepts: a language, a separator, a script (`zh-hant`).
+# Longer path segments are not even looked at.
+_MAX_LOCALE_LENGTH = 7
 
 
 def normalize_locale(token: str) -> str | None:
@@ -149,8 +158,15 @@ def sitemap_locale(url: str) -> str | None:
     never a UN M.49 region, so every shard of a run (`_1` … `_120`) reads the same locale:
     `sitemap-es-419.xml` → `es` (a directory `/es-419/` keeps its region). A locale's own
     separator is not the infix separator: `pt-br.xml` is `pt-br`, not `br` (Breton).
+
+    This reads one URL on its own. Among the children of an index, `SiblingLocales` adds the
+    folder rule, which needs the other children as evidence.
     """
-    path = readable_path(url).lower()
+    return _named_locale(readable_path(url).lower())
+
+
+def _named_locale(path: str) -> str | None:
+    """`sitemap_locale` of a lowercased path."""
     directory, _, filename = path.rpartition("/")
     stem, found = _SITEMAP_SUFFIX.subn("", filename)
     if not found:
@@ -179,6 +195,85 @@ def _infix_locale(tokens: list[str]) -> str | None:
             return pair
         return normalize_locale(tokens[-1])
     return None
+
+
+_Folders = tuple[tuple[int, str], ...]
+
+
+def _folder_locales(path: str) -> _Folders:
+    """The locale-looking folders of a path as (segment position, locale), shallowest first.
+
+    Positions count from the first segment: in `/maps/en-gb/part-1.xml`, `maps` is 0 and `en-gb`
+    is 1. The last segment is the file name, never a folder.
+    """
+    folders = path.removeprefix("/").split("/")[:-1]
+    return tuple(
+        (position, locale)
+        for position, segment in enumerate(folders)
+        if len(segment) <= _MAX_LOCALE_LENGTH and (locale := _folder_locale(segment)) is not None
+    )
+
+
+# The folder names of one site repeat across thousands of children; a bounded cache keeps the
+# regular expression off the hot path.
+_folder_locale = lru_cache(maxsize=1024)(normalize_locale)
+
+
+class _Reading(NamedTuple):
+    """What one child's URL says about its locale before its siblings are known."""
+
+    named: str | None  # `sitemap_locale`: the file name, or a locale folder of a `sitemap*.xml`
+    folders: _Folders
+
+
+class SiblingLocales:
+    """The locales of the child sitemaps of one index, read as the children stream in.
+
+    A child's own URL comes first (`sitemap_locale`: `sitemap-fr.xml`, `/de-de/sitemap.xml`,
+    `dotnet_en-us_1.xml`). Failing that, a locale-looking folder gives the locale of whatever
+    file it holds (`/maps/en-gb/part-1.xml` -> `en-gb`) when the siblings show a locale scheme
+    there: at least two distinct locales in folders at that same segment position
+    (`/maps/en-gb/…` beside `/maps/ko/…`). A lone `/it/` or `/sm/` stays a word. When folders at
+    several positions qualify, the one nearest the file wins, so that country-then-language paths
+    (`/ch/de/…`, `/be/fr/…`) read the language.
+
+    `add` each child (one pass), then ask `locale` of what `add` returned: the work is linear in
+    the children, with no comparison between pairs of them.
+    """
+
+    def __init__(self) -> None:
+        self._at: dict[int, set[str]] = {}  # segment position -> locales seen in folders there
+        self._readings: set[_Reading] = set()  # distinct readings, for `locales`
+
+    def add(self, url: str) -> _Reading:
+        """Record one child; the returned reading is resolved by `locale` once all are added."""
+        path = readable_path(url).lower()
+        reading = _Reading(_named_locale(path), _folder_locales(path))
+        for position, locale in reading.folders:
+            self._at.setdefault(position, set()).add(locale)
+        self._readings.add(reading)
+        return reading
+
+    def locale(self, reading: _Reading) -> str | None:
+        """The locale of a child, given the evidence of the children added so far."""
+        if reading.named is not None:
+            return reading.named
+        for position, locale in reversed(reading.folders):
+            if multilingual(self._at[position]):
+                return locale
+        return None
+
+    def locales(self) -> frozenset[str]:
+        """The distinct locales of the children added so far."""
+        found = (self.locale(reading) for reading in self._readings)
+        return frozenset(locale for locale in found if locale is not None)
+
+
+def children_locales(children: Iterable[str]) -> list[str | None]:
+    """The locale of each child sitemap of one index, in order (see `SiblingLocales`)."""
+    siblings = SiblingLocales()
+    readings = [siblings.add(child) for child in children]
+    return [siblings.locale(reading) for reading in readings]
 
 
 def path_locale(url_or_path: str) -> str | None:
@@ -213,16 +308,18 @@ class LocaleFilter:
 def filter_children(children: Sequence[str], preferred: str | None) -> LocaleFilter:
     """Keep the children of the preferred locale and those with no locale (§7).
 
-    Filtering applies only when the children show at least two distinct locales. The preferred
-    locale is `preferred` (the user's `--locale` or the base URL's locale, chosen by the caller),
-    else `en`; matching follows `locale_matches`. When no child matches the preferred locale —
+    A child's locale is read by `children_locales`: from its own URL, or from a locale folder
+    that its siblings show to be part of a locale scheme. Filtering applies only when the
+    children show at least two distinct locales. The preferred locale is `preferred` (the user's
+    `--locale` or the base URL's locale, chosen by the caller), else `en`; matching follows
+    `locale_matches`. When no child matches the preferred locale —
     which covers "that would leave nothing" — the full list is kept, with `fallback` set: a site
     offering only `fr` and `de` shards plus an unlocalized one should not shrink to that one.
 
     Raises UsageError when `preferred` is given but is not a locale.
     """
     wanted = DEFAULT_LOCALE if preferred is None else require_locale(preferred)
-    detected = [sitemap_locale(child) for child in children]
+    detected = children_locales(children)
     locales = frozenset(locale for locale in detected if locale is not None)
     matching = [locale is not None and locale_matches(wanted, locale) for locale in detected]
     if not multilingual(locales) or not any(matching):

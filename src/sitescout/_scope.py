@@ -40,7 +40,7 @@ from ._discover import (
 )
 from ._errors import UsageError
 from ._http import AddressGuard, FetchConfig, Fetcher, Response
-from ._locale import base_prefix, multilingual, normalize_locale, sitemap_locale
+from ._locale import SiblingLocales, base_prefix, multilingual, normalize_locale
 from ._models import SITEMAP_KINDS, DocumentKind, LlmsSummary
 from ._parse import SitemapParser
 from ._urls import is_http_url, normalize_url, origin_of, url_path
@@ -198,13 +198,15 @@ class LanguageTally:
     An hreflang value names a language by definition. A locale read from a path or a sitemap's
     name may be a word that only looks like one (`/it/` for IT, `/sm/leaf-1.xml.gz`,
     `/docs/id/123`), so those count only with the evidence the locale rules (§7) ask for: at
-    least two distinct locales among the sitemaps' names and folders, or at one position of the
-    page paths (`/fr/…` beside `/de/…`, `/dotnet/en-us/…` beside `/dotnet/fr/…`).
+    least two distinct locales among the sitemaps' locales, or at one position of the page paths
+    (`/fr/…` beside `/de/…`, `/dotnet/en-us/…` beside `/dotnet/fr/…`). A sitemap's locale is
+    read with its siblings, the other children of the same index (`SiblingLocales`): a folder
+    such as `/maps/en-gb/part-1.xml` counts when another locale sits at the same position.
     """
 
     def __init__(self) -> None:
         self._sure: set[str] = set()
-        self._sitemaps: set[str] = set()
+        self._indexes: dict[str, SiblingLocales] = {}  # index URL -> its children's locales
         self._at: dict[int, set[str]] = {}
 
     def add_hreflang(self, value: str) -> None:
@@ -212,10 +214,12 @@ class LanguageTally:
         if locale is not None:
             self._sure.add(locale)
 
-    def add_sitemap(self, url: str) -> None:
-        locale = sitemap_locale(url)
-        if locale is not None:
-            self._sitemaps.add(locale)
+    def add_sitemap(self, url: str, index: str = "") -> None:
+        """A child sitemap `url` listed by the index `index`."""
+        siblings = self._indexes.get(index)
+        if siblings is None:
+            siblings = self._indexes[index] = SiblingLocales()
+        siblings.add(url)
 
     def add_page(self, url: str) -> None:
         segments = [s for s in url_path(url).split("/", LOCALE_SEGMENTS + 1) if s]
@@ -227,7 +231,10 @@ class LanguageTally:
 
     def languages(self) -> tuple[str, ...]:
         found = set(self._sure)
-        for locales in (self._sitemaps, *self._at.values()):
+        sitemaps: set[str] = set()
+        for siblings in self._indexes.values():
+            sitemaps |= siblings.locales()
+        for locales in (sitemaps, *self._at.values()):
             if multilingual(locales):
                 found |= locales
         return tuple(sorted(found))
@@ -241,6 +248,7 @@ class _EstimateSink:
     `pick` of them at random, reservoir-style, for sampling), locales; keeps the first bytes."""
 
     def __init__(self, url: str, tally: LanguageTally, pick: int, rng: random.Random) -> None:
+        self.url = url
         self.parser = SitemapParser(url)
         self.tally = tally
         self.pick = pick
@@ -281,7 +289,7 @@ class _EstimateSink:
             self._child(child)
 
     def _child(self, url: str) -> None:
-        self.tally.add_sitemap(url)
+        self.tally.add_sitemap(url, index=self.url)
         self.children += 1
         if len(self.picked) < self.pick:
             self.picked.append(url)
@@ -576,7 +584,7 @@ async def estimate_scope_async(
     run = _Estimator(url, sitemap, sample, seed, llms_txt)
     guard = AddressGuard(url) if ssrf_guard else None
     try:
-        async with Fetcher(cfg, guard=guard) as fetcher:
+        async with Fetcher(cfg, guard=guard, origin=url) as fetcher:
             await run.run(fetcher)
     except OSError as exc:  # the SSRF guard resolves the root host before any request
         log.info("scope estimate of %s: %s", url, exc)

@@ -603,6 +603,10 @@ class Walk:
             self.report.dropped_children += len(children)
             self._ledger.budget_bound()
             return
+        if self.options.budgets.any_set:
+            # Ordered before filtering: a locale folder is read with all its siblings as
+            # evidence, and the filter keeps the order of what it keeps.
+            children = order_children(children, self._preferred_locale)
         if self.options.filter_locales:
             result = filter_children(children, self._preferred_locale)
             if result.applied and result.skipped:
@@ -612,8 +616,6 @@ class Walk:
                     f"than {result.preferred}"
                 )
             children = result.kept
-        if self.options.budgets.any_set:
-            children = order_children(children, self._preferred_locale)
         hand_off = self._hand_off
         if hand_off is not None and record.depth == 1 and hand_off(record.url, children):
             self.report.notes.append(f"{record.url}: {len(children)} child sitemaps handed off")
