@@ -228,6 +228,10 @@ def hostile(kind: str, n: int) -> bytes:
         return b"<?pi x?>" * n + root + b"</urlset>"
     if kind == "text sitemap, one long line":
         return b"https://x.com/" + b"a" * (4 * n)
+    if kind == "many locs in one url":  # each after the first is a malformed record
+        return root + b"<url>" + b"<loc>https://x.com/a</loc>" * (n // 10) + b"</url></urlset>"
+    if kind == "urls never closed":  # each ends at the next one's start tag
+        return root + b"<url><loc>https://x.com/a</loc><lastmod>2024</lastmod>" * (n // 10)
     if kind == "many items":
         return root + b"<url><loc>https://x.com/a</loc><lastmod>2024-05-01</lastmod></url>" * (
             n // 10
@@ -251,6 +255,8 @@ HOSTILE = [
     "long DOCTYPE subset",
     "long prolog of PIs",
     "text sitemap, one long line",
+    "many locs in one url",
+    "urls never closed",
     "many items",
 ]
 

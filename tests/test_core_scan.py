@@ -3,8 +3,9 @@ input: zero differences in kind, entries (every field), child sitemaps, malforme
 notes, and in whether the document counts as damaged.
 
 The reference is the Python parser as it was before the scanner replaced it
-(tests/reference/parse.py). The core is fed in random chunk sizes (1 byte to the whole
-document) with `take()` at random points; the oracle reads the document whole.
+(tests/reference/parse.py), with one deliberate change: several `<loc>`s in one item (see its
+docstring, and tests/test_several_locs.py). The core is fed in random chunk sizes (1 byte to
+the whole document) with `take()` at random points; the oracle reads the document whole.
 
 Inputs: every document literal of the parser tests (read from their source), hand-written edge
 cases, and generated urlsets, sitemap indexes, RSS, Atom, text sitemaps and non-sitemaps (see
@@ -116,6 +117,12 @@ EDGES = [
     "<urlset><url><loc></loc></url><url><loc> </loc></url><url/><url><loc/></url></urlset>",
     "<urlset><url><loc>https://x.com/1</loc><loc>https://x.com/2</loc></url></urlset>",
     "<urlset><url><loc>https://x.com/1</loc><loc/></url></urlset>",
+    # several <loc>s: the first non-blank is the entry's, the others are malformed records
+    "<urlset><url><loc> </loc><loc>/1</loc><lastmod>2024</lastmod><loc>mailto:x</loc>"
+    '<x:link xmlns:x="http://www.w3.org/1999/xhtml" rel="alternate" hreflang="de" href="ftp:/"/>'
+    "<loc><![CDATA[/3]]></loc></url><url><loc/><loc> </loc></url></urlset>",
+    "<sitemapindex><sitemap><loc>/a.xml</loc><lastmod>2024</lastmod><loc>/b.xml</loc>"
+    "</sitemap><sitemap><loc/><loc>/c.xml</loc></sitemap></sitemapindex>",
     "<urlset><url><loc>&#0;https://x.com/a</loc></url></urlset>".replace("&#0;", ""),
     "<urlset><url><loc>https://x.com/\x01\x02a\x1f</loc></url></urlset>",
     # lastmod, priority, changefreq

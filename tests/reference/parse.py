@@ -4,7 +4,16 @@ before the native scanner (`sitescout._core.Scanner`) replaced it. Not shipped; 
 It is kept as a slow oracle: the differential tests (tests/test_core_*.py) feed the same bytes to
 both and demand identical results on well-formed input, so the native core is held to the
 behaviour users had. Do not fix or improve it: a change here changes what "today's behaviour"
-means. Only its imports differ from the original.
+means. Only its imports differ from the original, and one deliberate change of behaviour:
+
+- Several `<loc>`s (`_entry_loc`, `_end_open_parent`): the original kept the last `<loc>` of
+  an item and silently dropped the others. Now, as in the core (rust/src/scan/xml.rs), the
+  entry's URL is the item's first non-blank `<loc>` (else its first), and each further non-blank
+  one is recorded as malformed ("extra <loc> in one <url> (the first is the entry)"), before
+  anything else the item records. An item directly inside an open item of the same name (a
+  well-formed `<url><loc>A</loc><url>…</url></url>`, or what recovery makes of an unclosed one)
+  ends where the inner one starts: it is read from its children before it, first, and the
+  document counts as damaged.
 
 The original's design notes follow.
 
@@ -117,6 +126,12 @@ _W3C_DT = re.compile(
 # The values nearly every sitemap uses, parsed once.
 _PRIORITIES: dict[str, float] = {f"{i / 10:.1f}": i / 10 for i in range(11)} | {"1": 1.0, "0": 0.0}
 _CHANGEFREQ = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
+# Why a `<loc>` after an item's first is recorded (the kinds whose items take a `<loc>`).
+_EXTRA_LOC = {
+    "urlset": "extra <loc> in one <url> (the first is the entry)",
+    "sitemapindex": "extra <loc> in one <sitemap> (the first is the sitemap)",
+}
+_SEVERAL_LOCS = frozenset(_EXTRA_LOC)
 
 
 _LOCAL_NAMES: dict[object, str] = {}
@@ -252,6 +267,8 @@ class SitemapParser:
         self._yielded_since_error: set[str] = set()
         self._bad_priority = 0
         self._bad_changefreq = 0
+        # Items ended early because an item of their own name started directly inside them.
+        self._ended_early: set[Any] = set()
         self._closed = False
 
     # -- public -------------------------------------------------------------------------------
@@ -599,10 +616,13 @@ class SitemapParser:
             open_at_end = {tip, *tip.iterancestors()}
         handle = self._handler()
         for el in items:
+            if el in self._ended_early:
+                continue
             if el not in open_at_end:
                 handle(el)
                 continue
-            loc = el.findtext("{*}loc") or el.findtext("{*}link") or el.get("href") or ""
+            first = self._entry_loc(el)[0] if self.kind in _SEVERAL_LOCS else None
+            loc = first or el.findtext("{*}loc") or el.findtext("{*}link") or el.get("href") or ""
             self.malformed.append(Malformed(loc.strip()[:2000], "entry cut off", self.url))
             self.errors.append("document ended inside an entry")
             # Its <loc> may be complete: the salvage must not bring the cut entry back.
@@ -775,20 +795,64 @@ class SitemapParser:
             return None
         return normalize_url(url) if normalize else url
 
+    def _entry_loc(self, children: Any) -> tuple[str | None, list[str]]:
+        """The text of the `<loc>` whose URL is the entry's (the first non-blank one, else the
+        first; None without any) and the other non-blank ones, in document order."""
+        texts = [c.text for c in children if local_name(c.tag) == "loc"]
+        filled = [t for t in texts if t is not None and t.strip()]
+        if filled:
+            return filled[0], filled[1:]
+        return (texts[0] if texts else None), []
+
+    def _extra_locs(self, extras: list[str]) -> None:
+        reason = _EXTRA_LOC[self.kind or ""]
+        for text in extras:
+            self.malformed.append(Malformed(text.strip()[:2000], reason, self.url))
+
+    def _end_open_parent(self, el: Any) -> None:
+        """An item directly inside an open item of its name: the open one ends where `el`
+        starts, read from its children before `el` (its own open parent first)."""
+        parent = el.getparent()
+        if (
+            parent is None
+            or parent in self._ended_early
+            or local_name(parent.tag) != local_name(el.tag)
+        ):
+            return
+        self._end_open_parent(parent)
+        self._ended_early.add(parent)
+        name = local_name(el.tag)
+        self._record_error(f"<{name}> inside an open <{name}>: the open one ends here")
+        before = []
+        for child in parent:
+            if child is el:
+                break
+            before.append(child)
+        if self.kind == "urlset":
+            self._url_of(before)
+        else:
+            self._sitemap_of(before)
+
     def _on_url(self, el: Any) -> None:
-        loc = lastmod = changefreq = None
+        if el in self._ended_early:
+            return
+        self._end_open_parent(el)
+        self._url_of(el)
+
+    def _url_of(self, children: Any) -> None:
+        loc, extras = self._entry_loc(children)
+        self._extra_locs(extras)
+        lastmod = changefreq = None
         priority: float | None = None
         alternates: tuple[Alternate, ...] = ()
         images: tuple[Image, ...] = ()
         videos: tuple[Video, ...] = ()
         news = None
         names = _LOCAL_NAMES
-        for child in el:
+        for child in children:
             tag = child.tag
             name = names.get(tag) or local_name(tag)
-            if name == "loc":
-                loc = child.text
-            elif name == "lastmod":
+            if name == "lastmod":
                 text = child.text
                 if text is not None:
                     lastmod = text if _CANONICAL_DT.match(text) else normalize_lastmod(text)
@@ -829,10 +893,14 @@ class SitemapParser:
         )
 
     def _on_sitemap(self, el: Any) -> None:
-        loc = None
-        for child in el:
-            if local_name(child.tag) == "loc":
-                loc = child.text
+        if el in self._ended_early:
+            return
+        self._end_open_parent(el)
+        self._sitemap_of(el)
+
+    def _sitemap_of(self, children: Any) -> None:
+        loc, extras = self._entry_loc(children)
+        self._extra_locs(extras)
         # Child sitemaps are fetched as written: §6 tracking-parameter rules are for pages, and
         # `?source=…` may well select a shard.
         url = self._resolve(loc, normalize=False)

@@ -305,7 +305,7 @@ fn text_semantics() {
         ),
         (
             "<url><loc>http://a.com/1</loc><loc>http://a.com/2</loc></url>",
-            Some("http://a.com/2"),
+            Some("http://a.com/1"),
         ),
     ];
     for (body, want) in cases {
@@ -325,9 +325,10 @@ fn text_semantics() {
             ("mailto:x", "cannot be resolved to an http(s) URL"),
         ]
     );
-    // A later empty <loc> wins over an earlier good one, as child.text did.
+    // A later empty <loc> takes nothing from an earlier good one, and is nothing to record.
     let r = scan(&urlset("<url><loc>http://a.com/1</loc><loc/></url>"));
-    assert_eq!(mal(&r), [("", "entry without a URL")]);
+    assert_eq!(urls_of(&r), ["http://a.com/1"]);
+    assert!(r.malformed.is_empty());
 }
 
 #[test]
@@ -520,15 +521,114 @@ fn damage_keeps_intact_items() {
     // A <loc> cut by damage is not returned in part.
     let r = scan(b"<urlset><url><loc>http://a.com/pa<rt</loc></url><url><loc>http://a.com/2</loc></url></urlset>");
     assert_eq!(urls_of(&r), ["http://a.com/2"]);
-    // A new item inside an unfinished one: the inner one is whole.
+    // A new item inside an unfinished one: the unfinished one ends there, both are whole.
     let r = scan(
         b"<urlset><url><loc>http://a.com/1</loc><url><loc>http://a.com/2</loc></url></urlset>",
     );
-    assert_eq!(urls_of(&r), ["http://a.com/2", "http://a.com/1"]);
+    assert_eq!(urls_of(&r), ["http://a.com/1", "http://a.com/2"]);
+    assert!(r.damaged && r.notes.is_empty());
     // Content after the root still counts.
     let r = scan(b"<urlset></urlset><url><loc>http://a.com/9</loc></url>");
     assert_eq!(urls_of(&r), ["http://a.com/9"]);
     assert!(r.damaged);
+}
+
+/// `<url>` and `<sitemap>` holding several `<loc>`s, or left open before the next one: every
+/// `<loc>` is an entry (child sitemap) or a malformed record, in any chunks (see `xml`'s notes).
+#[test]
+fn several_locs_in_one_item_or_an_unclosed_item() {
+    const EXTRA_URL: &str = "extra <loc> in one <url> (the first is the entry)";
+    const EXTRA_SM: &str = "extra <loc> in one <sitemap> (the first is the sitemap)";
+    // Two <loc>s in one closed <url>: the first is the entry and keeps the fields.
+    let doc = urlset(concat!(
+        "<url><loc>http://a.com/1</loc><lastmod>2020-01-02</lastmod>",
+        "<xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"http://a.com/de/1\"/>",
+        "<loc> http://a.com/2 </loc><loc>http://a.com/3</loc></url>",
+        "<url><loc>http://a.com/4</loc></url>",
+    ));
+    let r = scan(&doc);
+    assert_eq!(urls_of(&r), ["http://a.com/1", "http://a.com/4"]);
+    assert_eq!(r.entries[0].lastmod.as_deref(), Some("2020-01-02"));
+    assert_eq!(r.entries[0].alternates.len(), 1);
+    assert_eq!(
+        mal(&r),
+        [("http://a.com/2", EXTRA_URL), ("http://a.com/3", EXTRA_URL)]
+    );
+    assert!(!r.damaged, "{:?}", r.errors);
+    assert_split_invariant(&padded(&doc));
+    // A blank first <loc> gives way to the first one with a value; blank extras are nothing.
+    let r = scan(&urlset(
+        "<url><loc> </loc><loc>http://a.com/1</loc><loc/><loc>http://a.com/2</loc></url>",
+    ));
+    assert_eq!(urls_of(&r), ["http://a.com/1"]);
+    assert_eq!(mal(&r), [("http://a.com/2", EXTRA_URL)]);
+    // An unclosed <url> before the next: it ends there, read whole with its fields.
+    let doc = urlset(concat!(
+        "<url><loc>http://a.com/1</loc><lastmod>2020-01-02</lastmod>\n",
+        "<url><loc>http://a.com/2</loc><priority>0.5</priority></url>\n",
+        "<url><loc>http://a.com/3</loc></url>",
+    ));
+    let r = scan(&doc);
+    assert_eq!(
+        urls_of(&r),
+        ["http://a.com/1", "http://a.com/2", "http://a.com/3"]
+    );
+    assert_eq!(r.entries[0].lastmod.as_deref(), Some("2020-01-02"));
+    assert_eq!(r.entries[1].priority, Some(0.5));
+    assert!(r.malformed.is_empty() && r.notes.is_empty());
+    assert_eq!(
+        r.errors,
+        ["line 4 col 1: <url> inside an open <url>: the open one ends here"]
+    );
+    assert_split_invariant(&padded(&doc));
+    // The last one left open at the root's end tag: it ends there, read whole.
+    let doc = b"<urlset><url><loc>http://a.com/1</loc><lastmod>2020</lastmod></urlset>";
+    let r = scan(doc);
+    assert_eq!(urls_of(&r), ["http://a.com/1"]);
+    assert_eq!(r.entries[0].lastmod.as_deref(), Some("2020"));
+    assert!(r.malformed.is_empty() && r.notes.is_empty());
+    assert_eq!(
+        r.errors,
+        ["line 1 col 62: <url> left open at its parent's end tag: it ends there"]
+    );
+    assert_split_invariant(doc);
+    // A run of them, none closed, then the document ends: the last one is cut off.
+    let r = scan_chunks(
+        &[b"<urlset><url><loc>http://a.com/1</loc><url><loc>http://a.com/2</loc><url><loc>http://a.com/3</loc>"],
+        true,
+    );
+    assert_eq!(urls_of(&r), ["http://a.com/1", "http://a.com/2"]);
+    assert_eq!(mal(&r), [("http://a.com/3", "entry cut off")]);
+    // A sitemap index: the same two rules.
+    let doc = concat!(
+        "<sitemapindex><sitemap><loc>http://a.com/s1.xml</loc><loc>http://a.com/s2.xml</loc>",
+        "</sitemap><sitemap><loc>http://a.com/s3.xml</loc><lastmod>2020</lastmod>",
+        "<sitemap><loc>http://a.com/s4.xml</loc></sitemap></sitemapindex>"
+    );
+    let r = scan(doc.as_bytes());
+    assert_eq!(
+        r.sitemaps,
+        [
+            "http://a.com/s1.xml",
+            "http://a.com/s3.xml",
+            "http://a.com/s4.xml"
+        ]
+    );
+    assert_eq!(mal(&r), [("http://a.com/s2.xml", EXTRA_SM)]);
+    assert_eq!(
+        r.errors,
+        ["line 1 col 156: <sitemap> inside an open <sitemap>: the open one ends here"]
+    );
+    assert_split_invariant(doc.as_bytes());
+    // Deeper inside the open item (an unclosed <loc>): an item of its own, as before.
+    let r = scan(&urlset(
+        "<url><loc>http://a.com/1<url><loc>http://a.com/2</loc></url></url></url>",
+    ));
+    assert_eq!(urls_of(&r), ["http://a.com/2"]);
+    // RSS keeps its own reading: no extra-<loc> records there.
+    let r = scan(b"<rss><channel><item><link>http://a.com/r</link><loc>x</loc><loc>y</loc></item></channel></rss>");
+    assert_eq!(urls_of(&r), ["http://a.com/r"]);
+    assert!(r.malformed.is_empty());
 }
 
 /// Damage on several lines, each kind of error once.

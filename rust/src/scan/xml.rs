@@ -11,6 +11,20 @@
 //! only the URL of a `<loc>` it held whole; an item the body ended inside is reported cut off.
 //! Nesting past the depth limit closes everything under the outermost element, so what follows
 //! is read again. Error positions count bytes of the whole stream, never of a chunk.
+//!
+//! Several `<loc>`s, in a urlset or a sitemap index (no URL is lost silently, none invented):
+//! - A `<url>` (`<sitemap>`) start tag directly inside an open `<url>` (`<sitemap>`) means the
+//!   open one's end tag is missing: the open one ends there, is read as if its end tag stood
+//!   there (an entry with its own fields, or a child sitemap), and the new one is the next item.
+//!   The same when the open one's parent ends (`<url><loc>A</loc></urlset>`). The document
+//!   counts as damaged (an error where the open one ends). A `<url>` is never valid inside a
+//!   `<url>`, so reading them as siblings keeps every URL with the fields written beside it; a
+//!   new start tag deeper inside (in an unclosed `<loc>`, say) opens an item of its own inside
+//!   the open one, as any damage does.
+//! - Within one item, the entry's URL is its first `<loc>` that is not blank (else its first
+//!   `<loc>`); each further non-blank `<loc>` is recorded as malformed with its value ("extra
+//!   `<loc>` in one `<url>`"), as soon as its element ends. Which URL the other fields describe
+//!   cannot be told, so only the first gets them; the others are not dropped unseen.
 #![forbid(unsafe_code)]
 
 use memchr::{memchr, memchr2};
@@ -89,13 +103,14 @@ struct Frame {
 #[derive(Default)]
 struct Item {
     damaged: bool,
-    /// Whether the last `loc` was whole: its own end tag, no child element, no damage inside.
+    /// Whether the entry's `loc` was whole: its own end tag, no child element, no damage inside.
     loc_clean: bool,
     /// Whether `link` came whole from its element (salvage takes only such a value).
     link_clean: bool,
     guid_perma: bool,
     link_seen: bool,
-    /// The last `loc` child's text (outer None: no `loc` child).
+    /// The entry's `loc` child's text (outer None: no `loc` child): the first that is not
+    /// blank, else the first (see `Xml::deliver`).
     loc: Option<Option<String>>,
     lastmod: Option<String>,
     priority: Option<f64>,
@@ -112,10 +127,6 @@ struct Item {
 
 #[derive(Default)]
 struct Rare {
-    /// An earlier whole `loc`, for salvage when a later one is not whole.
-    salvage: Option<String>,
-    /// The first `loc` child's text, kept once a second one arrives (a cut item reports it).
-    first_loc: Option<String>,
     /// The first `link` child's text when it is not empty (a cut item reports it).
     first_link: Option<String>,
     href_attr: Option<String>,
@@ -148,6 +159,8 @@ enum Lex {
     },
     Comment {
         dashes: u8,
+        /// A `--` inside it was reported: one report per comment, however its bytes arrive.
+        flagged: bool,
     },
     Pi {
         question: bool,
@@ -420,7 +433,7 @@ impl Xml {
                 },
                 Lex::Open => self.open_cont(data, out, idna),
                 Lex::Tag { quote, skip } => self.tag_cont(data, i, quote, skip, out, idna),
-                Lex::Comment { dashes } => self.comment(data, i, dashes, out),
+                Lex::Comment { dashes, flagged } => self.comment(data, i, dashes, flagged, out),
                 Lex::Pi { question, target } => self.pi(data, i, question, target, out),
                 Lex::Cdata { brackets } => self.cdata(data, i, brackets),
                 Lex::Decl => match memchr2(b'>', b'<', &data[i..]) {
@@ -491,7 +504,10 @@ impl Xml {
                 i + 2
             }
             Open::Comment => {
-                self.lex = Lex::Comment { dashes: 0 };
+                self.lex = Lex::Comment {
+                    dashes: 0,
+                    flagged: false,
+                };
                 i + 4
             }
             Open::Cdata => {
@@ -539,7 +555,13 @@ impl Xml {
                     target: 0,
                 },
             ),
-            Open::Comment => (4, Lex::Comment { dashes: 0 }),
+            Open::Comment => (
+                4,
+                Lex::Comment {
+                    dashes: 0,
+                    flagged: false,
+                },
+            ),
             Open::Cdata => {
                 self.cdata_start();
                 (9, Lex::Cdata { brackets: 0 })
@@ -611,18 +633,31 @@ impl Xml {
         }
     }
 
-    fn comment(&mut self, data: &[u8], i: usize, dashes: u8, out: &mut Out) -> usize {
-        let end = self.comment_end(data, i, dashes);
+    fn comment(
+        &mut self,
+        data: &[u8],
+        i: usize,
+        dashes: u8,
+        flagged: bool,
+        out: &mut Out,
+    ) -> usize {
+        let end = self.comment_end(data, i, dashes, flagged);
         // `--` may only close a comment: a strict parser rejects the document otherwise (a
-        // nested or unterminated `<!--` shows this way).
-        if let Some(at) = double_dash(&data[i..end], dashes) {
-            self.at = i + at;
-            self.error(out, data, "'--' inside a comment");
+        // nested or unterminated `<!--` shows this way). Reported once per comment, so that
+        // the errors do not depend on how the comment's bytes were split.
+        if !flagged {
+            if let Some(at) = double_dash(&data[i..end], dashes) {
+                self.at = i + at;
+                self.error(out, data, "'--' inside a comment");
+                if let Lex::Comment { flagged, .. } = &mut self.lex {
+                    *flagged = true;
+                }
+            }
         }
         end
     }
 
-    fn comment_end(&mut self, data: &[u8], i: usize, dashes: u8) -> usize {
+    fn comment_end(&mut self, data: &[u8], i: usize, dashes: u8, flagged: bool) -> usize {
         let s = &data[i..];
         let mut from = 0;
         let mut carried = dashes;
@@ -637,6 +672,7 @@ impl Xml {
                     };
                     self.lex = Lex::Comment {
                         dashes: total.min(2) as u8,
+                        flagged,
                     };
                     return data.len();
                 }
@@ -957,6 +993,18 @@ impl Xml {
         } else if let Some(top) = self.frames.last_mut() {
             top.had_child = true;
         }
+        let qname = &t[..name_end];
+        let (prefix, local) = split_qname(qname);
+        if self.ends_open_item(local) {
+            // `<url><loc>A</loc><url>…`: the open item's end tag is missing (see the module's
+            // notes); it ends here, read whole, before anything of the new one is pushed.
+            let what = match self.kind {
+                Kind::SitemapIndex => "<sitemap> inside an open <sitemap>: the open one ends here",
+                _ => "<url> inside an open <url>: the open one ends here",
+            };
+            self.error(out, data, what);
+            self.pop(true, out, data, idna);
+        }
         if self.frames.len() >= MAX_DEPTH {
             // Nesting this deep is an unclosed element repeated, not a document: everything
             // under the outermost element is closed (its items abandoned) and what follows is
@@ -971,7 +1019,6 @@ impl Xml {
             self.extra_reported = true;
             self.damage(out, data, "content after the root element");
         }
-        let qname = &t[..name_end];
         let ns_mark = self.ns_ends.len() as u32;
         for a in &self.attrs {
             let name = &t[a[0] as usize..a[1] as usize];
@@ -980,7 +1027,6 @@ impl Xml {
                 self.ns_ends.push(self.ns.len() as u32);
             }
         }
-        let (prefix, local) = split_qname(qname);
         if !prefix.is_empty() && !self.declared(prefix) {
             // libxml2 reports it; the element still counts by its local name (namespace-agnostic
             // matching is the point), unlike lxml, which named it `prefix:local`.
@@ -1007,6 +1053,18 @@ impl Xml {
         if self_closing {
             self.pop(true, out, data, idna);
         }
+    }
+
+    /// Whether a start tag named `local` is an item directly inside an open item of a urlset or
+    /// sitemap index: the open item's end tag is missing.
+    fn ends_open_item(&self, local: &[u8]) -> bool {
+        local == self.item_name && self.open_item_on_top()
+    }
+
+    /// Whether the innermost open element is an item of a urlset or sitemap index.
+    fn open_item_on_top(&self) -> bool {
+        matches!(self.kind, Kind::Urlset | Kind::SitemapIndex)
+            && self.frames.last().is_some_and(|f| f.role == Role::Item)
     }
 
     fn role_of(&mut self, local: &[u8]) -> Role {
@@ -1130,6 +1188,19 @@ impl Xml {
                 self.pop(true, out, data, idna);
             }
             _ => match self.frames.iter().rposition(matches) {
+                Some(k) if k + 2 == self.frames.len() && self.open_item_on_top() => {
+                    // `<url><loc>A</loc></urlset>`: the item's end tag is missing and where it
+                    // ends is plain: it is read whole, its parent closes by its own end tag.
+                    let what = match self.kind {
+                        Kind::SitemapIndex => {
+                            "<sitemap> left open at its parent's end tag: it ends there"
+                        }
+                        _ => "<url> left open at its parent's end tag: it ends there",
+                    };
+                    self.error(out, data, what);
+                    self.pop(true, out, data, idna);
+                    self.pop(true, out, data, idna);
+                }
                 Some(k) => {
                     self.damage(out, data, "end tag does not match the open element");
                     while self.frames.len() > k {
@@ -1246,28 +1317,37 @@ impl Xml {
             None
         };
         let clean = clean && text.is_some();
-        self.deliver(role, text, clean);
+        self.deliver(role, text, clean, out);
     }
 
-    fn deliver(&mut self, role: Role, text: Option<String>, clean: bool) {
+    fn deliver(&mut self, role: Role, text: Option<String>, clean: bool, out: &mut Out) {
         let kind = self.kind;
         let Some(item) = self.items.last_mut() else {
             return;
         };
         match role {
             Role::Loc => {
-                if let Some(prev) = item.loc.take() {
-                    let clean_before = item.loc_clean;
-                    let rare = item.rare();
-                    if rare.first_loc.is_none() {
-                        rare.first_loc = Some(prev.clone().unwrap_or_default());
+                // The first non-blank `<loc>` is the entry's; a further one is recorded at once
+                // (bounded memory however many there are). See the module's notes.
+                let blank =
+                    |t: &Option<String>| t.as_deref().is_none_or(|t| py_strip(t).is_empty());
+                match &item.loc {
+                    Some(held) if !blank(held) => {
+                        if !blank(&text) && matches!(kind, Kind::Urlset | Kind::SitemapIndex) {
+                            let reason = if kind == Kind::Urlset {
+                                "extra <loc> in one <url> (the first is the entry)"
+                            } else {
+                                "extra <loc> in one <sitemap> (the first is the sitemap)"
+                            };
+                            out.malformed(py_strip(text.as_deref().unwrap_or("")), reason);
+                        }
                     }
-                    if clean_before {
-                        rare.salvage = prev;
+                    Some(_) if blank(&text) => {}
+                    _ => {
+                        item.loc = Some(text);
+                        item.loc_clean = clean;
                     }
                 }
-                item.loc = Some(text);
-                item.loc_clean = clean;
             }
             Role::Lastmod => {
                 if let Some(t) = text {
@@ -1374,13 +1454,7 @@ impl Xml {
     /// An item spoiled by damage: only a URL it held whole comes out.
     fn abandon(&mut self, item: Item, out: &mut Out, idna: &mut dyn Idna) {
         let raw = match self.kind {
-            Kind::Urlset | Kind::SitemapIndex => {
-                if item.loc_clean {
-                    item.loc.flatten()
-                } else {
-                    item.rare.and_then(|r| r.salvage)
-                }
-            }
+            Kind::Urlset | Kind::SitemapIndex => item.loc.flatten().filter(|_| item.loc_clean),
             _ => item.link.filter(|_| item.link_clean),
         };
         let Some(raw) = raw else { return };
@@ -1426,15 +1500,11 @@ impl Xml {
             self.error(out, data, "document ended inside an item");
             while let Some(item) = self.items.pop() {
                 let rare = item.rare.unwrap_or_default();
-                let raw = [
-                    rare.first_loc.or(item.loc.flatten()),
-                    rare.first_link,
-                    rare.href_attr,
-                ]
-                .into_iter()
-                .flatten()
-                .find(|s| !s.is_empty())
-                .unwrap_or_default();
+                let raw = [item.loc.flatten(), rare.first_link, rare.href_attr]
+                    .into_iter()
+                    .flatten()
+                    .find(|s| !s.is_empty())
+                    .unwrap_or_default();
                 out.malformed.push(crate::entry::Malformed {
                     raw: cut_chars(py_strip(&raw), 2000).to_owned(),
                     reason: "entry cut off",
