@@ -21,7 +21,7 @@ import pytest
 import sitescout
 from sitescout import Entry, WalkReport
 from sitescout._models import Malformed
-from sitescout._parse import SitemapParser
+from sitescout._parse import SitemapParser, parse_document
 
 from . import scaling
 from .scaling import time_limit
@@ -423,3 +423,19 @@ async def test_one_read_inflating_to_megabytes_does_not_hold_the_event_loop(site
     # the longest hold is the inflation of that read (about 0.3 s). The bound leaves room for a
     # busy machine and still fails the one-step parse.
     assert longest < 0.8, f"the event loop was held for {longest:.2f} s"
+
+
+def test_dashes_inside_a_comment_are_reported_once_however_the_bytes_arrive() -> None:
+    # Two `<!--` inside one open comment: one error whole, and one (not two) fed a byte at a
+    # time, where the early kind sniff hands the XML reader one-byte pieces.
+    doc = (
+        b'<?ml version="1.0"?>\n<rss version="2.0"><channel><title>Blog</title>'
+        b"<link>https://x.com/</link><!--https://x.com/</link><!--https://x.com/</link><!-- "
+    )
+    whole = parse_document(doc, "https://x.com/feed")
+    parser = SitemapParser("https://x.com/feed")
+    for i in range(len(doc)):
+        parser.feed(doc[i : i + 1])
+    parser.close()
+    assert parser.errors == whole.errors
+    assert sum("'--' inside a comment" in e for e in whole.errors) == 1
