@@ -20,6 +20,16 @@ SHARED = [
     "max_bytes",
     "max_urls",
     "deadline",
+    # the fetch control of `FetchFlags`, after the walk's own
+    "header",
+    "cookie",
+    "cookies",
+    "auth",
+    "proxy",
+    "trust_env",
+    "ca_bundle",
+    "insecure",
+    "rate",
 ]
 
 

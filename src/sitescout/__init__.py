@@ -29,6 +29,7 @@ network I/O; nothing imports `cli`):
     _pagetype.py   page-type inference for the checklist (pure)
     _select.py     page selection: filtering, scores, checklist, cap (pure)
     _html.py       one HTML page read into a PageInfo (pure)
+    _cookies.py    cookies.txt reading and cookie matching for FetchConfig (pure)
     _http.py       the only network I/O: client, retries, decoding, size caps, SSRF guard
     _signals.py    Ctrl-C around work that must not be torn
     _discover.py   the discovery chain: sitemap given -> robots.txt -> well-known paths
@@ -65,6 +66,7 @@ from ._api import (
 )
 from ._batch import SiteResult, batch
 from ._budget import Budgets
+from ._cookies import Cookie, parse_cookie, parse_cookies_txt
 from ._core import Batch
 from ._discover import Discovery
 from ._errors import (
@@ -109,6 +111,7 @@ __all__ = [
     "BrowserUnavailableError",
     "Budgets",
     "ContentTypeError",
+    "Cookie",
     "CrawlReport",
     "Discovery",
     "DocumentRecord",
@@ -148,6 +151,8 @@ __all__ = [
     "group_by_path_prefix",
     "iter_urls",
     "normalize_url",
+    "parse_cookie",
+    "parse_cookies_txt",
     "parse_document",
     "resolve_url",
     "slugify",

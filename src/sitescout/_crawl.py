@@ -389,7 +389,9 @@ class Crawler:
             fetcher = self._fetcher
             if fetcher is None:
                 guard = AddressGuard(self.start_url) if opts.ssrf_guard else None
-                fetcher = Fetcher(self.config, guard=guard, accept=HTML_ACCEPT)
+                fetcher = Fetcher(
+                    self.config, guard=guard, accept=HTML_ACCEPT, origin=self.start_url
+                )
                 self._fetcher = await stack.enter_async_context(fetcher)
             if opts.render:
                 renderer = Renderer(

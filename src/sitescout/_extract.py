@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from ._budget import Budgets, truncation_notice
 from ._errors import UsageError, check_whole
-from ._http import AddressGuard, FetchConfig, Fetcher, Pacer
+from ._http import AddressGuard, FetchConfig, Fetcher, Pacer, render_problem
 from ._locale import path_locale, require_locale
 from ._models import Entry, WalkReport
 from ._pages import PageOutcome, fetch_page
@@ -77,6 +77,10 @@ class ExtractOptions:
         self._check_sources()
         if not isinstance(self.fetch, FetchConfig):
             raise UsageError(f"fetch must be a FetchConfig, got {self.fetch!r}")
+        if self.render:
+            problem = render_problem(self.fetch)
+            if problem is not None:
+                raise UsageError(problem)
         if self.budgets is not None and not isinstance(self.budgets, Budgets):
             raise UsageError(f"budgets must be a Budgets or None, got {self.budgets!r}")
 
@@ -463,7 +467,7 @@ async def _run(
 
     try:
         async with (
-            Fetcher(config, guard=guard) as fetcher,
+            Fetcher(config, guard=guard, origin=plan.url) as fetcher,
             _renderer(options, guard) as renderer,
             asyncio.TaskGroup() as group,
         ):

@@ -9,25 +9,44 @@ and `Retry-After` inside one time limit per document, and limits documents in fl
 With an `AddressGuard`, every connection the client opens goes through `_GuardedBackend`: the host
 is resolved by the guard, every address of the answer is checked, and the socket connects to one
 of those checked addresses, never to a second lookup's answer.
+
+Fetch control (`FetchConfig`): the user's headers and Basic auth go to the start origin only and
+cookies where their domain and path send them (`_cookies`), decided per request, so a redirect to
+another origin carries none of them. `--proxy` and, with `trust_env`, the environment's proxies
+route requests through `_RoutedTransport` (the guard still checks each target; it cannot pin the
+proxy's connection). `rate` spaces request starts per host through `RATE_CLOCK`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import builtins
 import contextlib
 import errno
 import functools
+import importlib.util
 import ipaddress
 import logging
 import math
+import netrc
+import os
 import random
 import socket
 import ssl
+import threading
 import time
 import zlib
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from dataclasses import dataclass, field, fields, replace
 from email.utils import parsedate_to_datetime
 from typing import Protocol, TypeVar
 from urllib.parse import urljoin, urlsplit
@@ -36,6 +55,7 @@ import httpcore
 import httpx
 
 from . import __about__
+from ._cookies import Cookie, cookie_header, parse_cookie
 from ._errors import (
     BlockedAddressError,
     FetchError,
@@ -59,8 +79,40 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _STEP = 256 * 1024  # decompression output per step: bounds memory while a bomb is cut
 
 
-@dataclass(frozen=True, slots=True)
+# Headers a user may not set: sitescout owns them (`--user-agent` sets the User-Agent; cookies
+# and proxy credentials have options of their own), or they describe the message itself.
+_OWN_HEADERS = frozenset(
+    (
+        "user-agent",
+        "cookie",
+        "proxy-authorization",
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "accept-encoding",
+        "te",
+        "upgrade",
+    )
+)
+_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class FetchConfig:
+    """How every request of a walk is made.
+
+    `headers`, `auth` (Basic: user, password) and `cookies` are secrets: the headers and the
+    credentials go only to the walk's start origin (scheme, host and port), cookies only where
+    their own domain and path send them (one without a domain: the start host), never across a
+    redirect to another origin; `repr` masks them, and the proxy's password. `proxy`: every
+    request through it (`http://`, `https://`, `socks5://` with `httpx[socks]`). `trust_env`:
+    `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY`, `SSL_CERT_FILE`/`SSL_CERT_DIR` and
+    `.netrc` (for the start origin) as curl reads them. `rate`: at most this many request
+    starts per second per host (fractions allowed).
+    """
+
     user_agent: str = DEFAULT_USER_AGENT
     connect_timeout: float = 8.0
     timeout: float = 30.0  # total per document: a trickling server cannot hang a walk
@@ -70,6 +122,14 @@ class FetchConfig:
     retry_after_cap: float = 30.0
     max_document_bytes: int = 50 * MiB  # decoded; beyond it a document is cut (§3)
     per_host: int = 8
+    headers: tuple[tuple[str, str], ...] = ()
+    cookies: tuple[Cookie, ...] = ()
+    auth: tuple[str, str] | None = None
+    proxy: str | None = None
+    trust_env: bool = False
+    ca_bundle: str | None = None
+    insecure: bool = False
+    rate: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("connect_timeout", "timeout"):
@@ -90,6 +150,133 @@ class FetchConfig:
         agent = self.user_agent
         if not isinstance(agent, str) or not agent.strip() or "\r" in agent or "\n" in agent:
             raise UsageError(f"user_agent must be one non-empty line, got {agent!r}")
+        object.__setattr__(self, "headers", _checked_headers(self.headers))
+        object.__setattr__(self, "cookies", _checked_cookies(self.cookies))
+        if self.auth is not None:
+            auth = tuple(self.auth) if isinstance(self.auth, list | tuple) else None
+            if auth is None or len(auth) != 2 or not all(isinstance(a, str) for a in auth):
+                raise UsageError("auth must be a (user, password) pair of strings")
+            if ":" in auth[0] or any(_has_control(a) for a in auth):
+                raise UsageError("auth: the user may not hold ':' nor either a control character")
+            object.__setattr__(self, "auth", auth)
+            if any(name.lower() == "authorization" for name, _ in self.headers):
+                raise UsageError("auth and an Authorization header cannot be combined")
+        if self.proxy is not None:
+            problem = proxy_problem(self.proxy)
+            if problem is not None:
+                raise UsageError(f"proxy {mask_url(str(self.proxy))}: {problem}")
+        for name in ("trust_env", "insecure"):
+            if not isinstance(getattr(self, name), bool):
+                raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        bundle = self.ca_bundle
+        if bundle is not None and (not isinstance(bundle, str) or not os.path.isfile(bundle)):
+            raise UsageError(f"ca_bundle: no such file: {self.ca_bundle!r}")
+        if self.rate is not None:
+            rate = self.rate
+            ok = isinstance(rate, int | float) and not isinstance(rate, bool)
+            if not ok or not math.isfinite(rate) or rate <= 0:
+                raise UsageError(
+                    f"rate must be a finite number of requests per second, more than zero; "
+                    f"got {rate!r}"
+                )
+
+    def __repr__(self) -> str:
+        shown: list[str] = []
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if spec.name == "headers":
+                value = tuple((name, "***") for name, _ in value)
+            elif spec.name == "auth" and value is not None:
+                value = (value[0], "***")
+            elif spec.name == "proxy" and value is not None:
+                value = mask_url(value)
+            shown.append(f"{spec.name}={value!r}")  # cookies mask their own values
+        return f"FetchConfig({', '.join(shown)})"
+
+
+def render_problem(config: FetchConfig) -> str | None:
+    """Why `--render` cannot run with `config`, or None: the browser's own requests would not
+    go through the proxy (they are sent over the guard's direct, pinned connections)."""
+    if config.proxy is not None or (config.trust_env and EnvProxies.read()):
+        return (
+            "--render cannot be combined with a proxy yet: the browser's requests would bypass it"
+        )
+    return None
+
+
+def _checked_cookies(cookies: object) -> tuple[Cookie, ...]:
+    """`cookies` (`Cookie`s, or `name=value` strings for the start host) as `Cookie`s."""
+    wrong = "cookies must be a sequence of Cookie objects or 'name=value' strings"
+    if isinstance(cookies, str | bytes) or not isinstance(cookies, Iterable):
+        raise UsageError(wrong)
+    out: list[Cookie] = []
+    for cookie in cookies:
+        if isinstance(cookie, str):
+            try:
+                cookie = parse_cookie(cookie)
+            except ValueError as exc:
+                raise UsageError(f"cookies: {exc}") from None
+        if not isinstance(cookie, Cookie):
+            raise UsageError(wrong)
+        out.append(cookie)
+    return tuple(out)
+
+
+def _checked_headers(headers: object) -> tuple[tuple[str, str], ...]:
+    """`headers` (a mapping or (name, value) pairs) as pairs; UsageError naming what is wrong."""
+    if isinstance(headers, Mapping):
+        pairs = list(headers.items())
+    elif isinstance(headers, str | bytes) or not isinstance(headers, Iterable):
+        raise UsageError("headers must be a mapping or a sequence of (name, value) pairs")
+    else:
+        pairs = list(headers)
+    out: list[tuple[str, str]] = []
+    for pair in pairs:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise UsageError("headers must be a mapping or a sequence of (name, value) pairs")
+        name, value = pair
+        if not isinstance(name, str) or not name or not set(name) <= _TOKEN:
+            raise UsageError(f"headers: not a header name: {name!r}")
+        if name.lower() in _OWN_HEADERS:
+            hint = " (use user_agent / --user-agent)" if name.lower() == "user-agent" else ""
+            hint = " (use cookies / --cookie)" if name.lower() == "cookie" else hint
+            raise UsageError(f"headers: sitescout sets {name} itself{hint}")
+        if not isinstance(value, str) or _has_control(value.replace("\t", " ")):
+            raise UsageError(f"headers: the value of {name} must be one line of text")
+        out.append((name, value.strip()))
+    return tuple(out)
+
+
+def mask_url(url: str) -> str:
+    """`url` with the password of its user info replaced by `****`."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return "<an unparseable URL>"
+    if password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{user}:****@{host}").geturl()
+
+
+def proxy_problem(proxy: object) -> str | None:
+    """What is wrong with a proxy URL, or None when it can be used."""
+    if not isinstance(proxy, str):
+        return "must be a URL"
+    try:
+        parts = urlsplit(proxy)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in PROXY_SCHEMES:
+        return f"unknown proxy scheme {parts.scheme or 'none'!r} (use http, https or socks5)"
+    if not parts.hostname:
+        return "no host"
+    if parts.scheme.startswith("socks") and importlib.util.find_spec("socksio") is None:
+        return "a socks5 proxy needs the socksio package: pip install 'httpx[socks]'"
+    return None
 
 
 def _check_number(name: str, value: object, *, low: float, low_allowed: bool) -> None:
@@ -430,9 +617,11 @@ class PinnedTransport(httpx.AsyncBaseTransport):
     custom-transport route its documentation describes: an httpcore pool wrapped by hand.
     """
 
-    def __init__(self, guard: AddressGuard, limits: httpx.Limits) -> None:
+    def __init__(
+        self, guard: AddressGuard, limits: httpx.Limits, ssl_context: ssl.SSLContext | None = None
+    ) -> None:
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=shared_ssl_context(),
+            ssl_context=ssl_context or shared_ssl_context(),
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -465,6 +654,202 @@ class PinnedTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+# -- TLS, proxies, credentials, rate --------------------------------------------------------
+
+
+@functools.cache
+def _ca_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=cafile, capath=capath)
+
+
+def ssl_context_for(config: FetchConfig) -> ssl.SSLContext:
+    """The TLS context `config` asks for: `insecure` verifies nothing, `ca_bundle` trusts that
+    file only, `trust_env` reads `SSL_CERT_FILE`/`SSL_CERT_DIR`; else the shared default.
+    UsageError when the CA file cannot be loaded."""
+    if config.insecure:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+    cafile, capath = config.ca_bundle, None
+    if cafile is None and config.trust_env:
+        env_file, env_dir = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+        cafile = env_file if env_file and os.path.isfile(env_file) else None
+        capath = env_dir if env_dir and os.path.isdir(env_dir) else None
+    if cafile is None and capath is None:
+        return shared_ssl_context()
+    try:
+        return _ca_context(cafile, capath)
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageError(f"cannot load the CA certificates of {cafile or capath}: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class EnvProxies:
+    """The proxy settings of the environment, as curl reads them: `http_proxy`/`HTTP_PROXY`,
+    `https_proxy`/`HTTPS_PROXY`, `all_proxy`/`ALL_PROXY` (lower case first) and `no_proxy`/
+    `NO_PROXY` (host names, domain suffixes, IP addresses or networks, `*` for all)."""
+
+    http: str | None = None
+    https: str | None = None
+    any: str | None = None
+    no_proxy: tuple[str, ...] = ()
+
+    @classmethod
+    def read(cls, environ: Mapping[str, str] | None = None) -> EnvProxies:
+        env = os.environ if environ is None else environ
+        found: dict[str, str | None] = {}
+        for key in ("http", "https", "all"):
+            name, value = next(
+                ((n, env[n]) for n in (f"{key}_proxy", f"{key.upper()}_PROXY") if env.get(n)),
+                ("", ""),
+            )
+            if not value:
+                found[key] = None
+                continue
+            url = value.strip() if "://" in value else f"http://{value.strip()}"
+            problem = proxy_problem(url)
+            if problem is not None:
+                raise UsageError(f"{name}={mask_url(url)}: {problem}")
+            found[key] = url
+        raw = env.get("no_proxy") or env.get("NO_PROXY") or ""
+        skip = tuple(p.strip().lower().lstrip(".") for p in raw.split(",") if p.strip())
+        return cls(found["http"], found["https"], found["all"], skip)
+
+    def __bool__(self) -> bool:
+        return bool(self.http or self.https or self.any)
+
+    def for_url(self, url: str) -> str | None:
+        parts = urlsplit(url)
+        proxy = (self.https if parts.scheme == "https" else self.http) or self.any
+        if proxy is None or self._bypassed(parts.hostname or "", parts.port):
+            return None
+        return proxy
+
+    def _bypassed(self, host: str, port: int | None) -> bool:
+        host = host.lower()
+        for entry in self.no_proxy:
+            if entry == "*":
+                return True
+            name, _, entry_port = entry.rpartition(":") if _has_port(entry) else (entry, "", "")
+            if entry_port and str(port) != entry_port:
+                continue
+            try:
+                if ipaddress.ip_address(host) in ipaddress.ip_network(name.strip("[]"), False):
+                    return True
+                continue
+            except ValueError:
+                pass
+            if host == name or host.endswith("." + name):
+                return True
+        return False
+
+
+def _has_port(entry: str) -> bool:
+    head, sep, tail = entry.rpartition(":")
+    return bool(sep) and tail.isdigit() and (head.endswith("]") or ":" not in head)
+
+
+class _RoutedTransport(httpx.AsyncBaseTransport):
+    """Each request direct, or through the proxy `proxy_for` names for its URL.
+
+    Through a proxy the connection is the proxy's, so the guard cannot pin it: the target is
+    still checked here, a literal address and a name that resolves locally alike (a name that
+    does not resolve here is left to the proxy, which resolves it).
+    """
+
+    def __init__(
+        self,
+        direct: httpx.AsyncBaseTransport,
+        proxy_for: Callable[[str], str | None],
+        guard: AddressGuard | None,
+        ssl_context: ssl.SSLContext,
+        limits: httpx.Limits,
+    ) -> None:
+        self._direct = direct
+        self._proxy_for = proxy_for
+        self._guard = guard
+        self._ssl = ssl_context
+        self._limits = limits
+        self._proxied: dict[str, httpx.AsyncHTTPTransport] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        proxy = self._proxy_for(str(request.url))
+        if proxy is None:
+            return await self._direct.handle_async_request(request)
+        if self._guard is not None:
+            # A name that does not resolve here is left to the proxy, which resolves it.
+            with contextlib.suppress(OSError, ValueError):
+                await self._guard.addresses(*_host_port(str(request.url)))
+        transport = self._proxied.get(proxy)
+        if transport is None:
+            transport = self._proxied[proxy] = httpx.AsyncHTTPTransport(
+                proxy=httpx.Proxy(proxy), verify=self._ssl, limits=self._limits, trust_env=False
+            )
+        return await transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._direct.aclose()
+        for transport in self._proxied.values():
+            await transport.aclose()
+
+
+class _RateClock:
+    """`--rate`: request starts to one host (host and port) at least 1/rate seconds apart.
+
+    Process-wide, so that the fetchers of one run (a walk's, then extract's pages) share it and
+    a new one never starts with a burst. Each request reserves its start under a lock held for
+    no await; the caller sleeps until then. Entries older than a minute are dropped.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._next: dict[str, float] = {}
+
+    def reserve(self, key: str, interval: float) -> float:
+        """Seconds to wait before this request may start."""
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next.get(key, now))
+            self._next[key] = start + interval
+            if len(self._next) > 4096:
+                stale = [k for k, t in self._next.items() if t < now - 60]
+                for k in stale:
+                    del self._next[k]
+            return start - now
+
+
+RATE_CLOCK = _RateClock()
+
+
+def _full_origin(url: str) -> str:
+    """`scheme://host:port`, the port always written: what credentials are bound to."""
+    try:
+        host, port = _host_port(url)
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:
+        return url
+    return f"{scheme}://{host.lower()}:{port}"
+
+
+def _netrc_auth(host: str) -> tuple[str, str] | None:
+    """The login and password `.netrc` (or `$NETRC`) holds for `host`, or None."""
+    path = os.environ.get("NETRC") or os.path.join(os.path.expanduser("~"), ".netrc")
+    if not os.path.isfile(path):
+        return None
+    try:
+        found = netrc.netrc(path).authenticators(host)
+    except netrc.NetrcParseError as exc:
+        log.warning("cannot read %s (line %s); no credentials from it", path, exc.lineno)
+        return None
+    except OSError as exc:
+        log.warning("cannot read %s: %s", path, exc.strerror or type(exc).__name__)
+        return None
+    if found is None or not found[0]:
+        return None
+    return found[0], found[2] or ""
 
 
 # -- decoding ----------------------------------------------------------------------------------
@@ -713,6 +1098,9 @@ class Fetcher:
     `transport` replaces the network (tests pass an `httpx.MockTransport` to run in memory).
     It cannot be combined with `guard`: the guard's pinning lives in the transport it builds,
     so a guard beside an injected transport would look on while checking nothing.
+
+    `origin`: the walk's start URL, the one origin the configured headers and credentials go to
+    (default: the guard's root URL, else the first URL fetched).
     """
 
     def __init__(
@@ -722,6 +1110,7 @@ class Fetcher:
         guard: AddressGuard | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         accept: str = "application/xml,text/xml;q=0.9,*/*;q=0.8",
+        origin: str | None = None,
     ) -> None:
         if config is not None and not isinstance(config, FetchConfig):
             raise UsageError(f"config must be a FetchConfig, got {config!r}")
@@ -736,6 +1125,9 @@ class Fetcher:
         # By origin: None once a fetch there got an HTTP answer, else why the last could not
         # connect (see `cannot_connect`). One entry per origin fetched, like `_hosts`.
         self._reach: dict[str, str | None] = {}
+        self._start: str | None = origin or (guard.root_url if guard is not None else None)
+        self._secrets: tuple[str, dict[str, str]] | None = None  # the start origin's headers
+        self._env_proxies = EnvProxies.read() if self.config.trust_env else EnvProxies()
 
     async def __aenter__(self) -> Fetcher:
         cfg = self.config
@@ -750,17 +1142,72 @@ class Fetcher:
             timeout=httpx.Timeout(cfg.timeout, connect=cfg.connect_timeout),
             limits=limits,
             transport=self._transport_for(limits),
-            verify=shared_ssl_context(),
+            verify=ssl_context_for(cfg),
             follow_redirects=False,
             event_hooks={"response": [_check_location]},
-            trust_env=False,  # never route a walk through an environment proxy
+            # The environment is read here (`EnvProxies`, `ssl_context_for`, `_netrc_auth`) when
+            # `trust_env` asks for it: httpx ignores its proxies beside a custom transport.
+            trust_env=False,
         )
         return self
 
     def _transport_for(self, limits: httpx.Limits) -> httpx.AsyncBaseTransport | None:
+        if self._transport is not None:
+            return self._transport
+        context = ssl_context_for(self.config)
+        direct: httpx.AsyncBaseTransport
         if self.guard is not None:
-            return PinnedTransport(self.guard, limits)
-        return self._transport  # None: httpx's own transport
+            direct = PinnedTransport(self.guard, limits, context)
+        else:
+            direct = httpx.AsyncHTTPTransport(verify=context, limits=limits, trust_env=False)
+        if self.config.proxy is None and not self._env_proxies:
+            return direct
+        return _RoutedTransport(direct, self.proxy_for, self.guard, context, limits)
+
+    def proxy_for(self, url: str) -> str | None:
+        """The proxy a request to `url` goes through, or None (direct)."""
+        if self.config.proxy is not None:
+            return self.config.proxy
+        return self._env_proxies.for_url(url) if self._env_proxies else None
+
+    def _headers_for(self, url: str) -> dict[str, str]:
+        """The user's headers and credentials a request to `url` carries: headers and Basic
+        auth at the start origin only; cookies where their own rules send them."""
+        cfg = self.config
+        out: dict[str, str] = {}
+        start = self._start
+        if start is not None and (cfg.headers or cfg.auth or cfg.trust_env):
+            home = _full_origin(start)
+            if self._secrets is None or self._secrets[0] != home:
+                self._secrets = (home, self._start_headers(start))
+            if _full_origin(url) == self._secrets[0]:
+                out.update(self._secrets[1])
+        if cfg.cookies:
+            host = urlsplit(start).hostname if start is not None else None
+            cookie = cookie_header(cfg.cookies, url, host)
+            if cookie is not None:
+                out["Cookie"] = cookie
+        return out
+
+    def _start_headers(self, start: str) -> dict[str, str]:
+        cfg = self.config
+        out = dict(cfg.headers)
+        auth = cfg.auth
+        if auth is None and cfg.trust_env:
+            auth = _netrc_auth(urlsplit(start).hostname or "")
+        if auth is not None:
+            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
+            out["Authorization"] = f"Basic {token}"
+        return out
+
+    async def _pace(self, url: str) -> None:
+        """Wait for this request's turn under `rate` (nothing without one)."""
+        rate = self.config.rate
+        if rate is None:
+            return
+        wait = RATE_CLOCK.reserve(_full_origin(url), 1.0 / rate)
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     async def __aexit__(self, *exc: object) -> None:
         if self._client is not None:
@@ -785,8 +1232,11 @@ class Fetcher:
         configured timeout).
         """
         result = Response(url=url, final_url=url)
+        if self._start is None:
+            self._start = url
         start = time.monotonic()
         async with self._slot(url):
+            await self._pace(url)  # the first request's turn, outside its time limit
             await self._attempts(result, sink_factory, time_limit or self.config.timeout)
         result.elapsed = time.monotonic() - start
         self._remember_reach(result)
@@ -878,14 +1328,24 @@ class Fetcher:
                 raise NetworkError(f"unusable URL: {problem}", url=url)
             seen.add(url)
             result.final_url = url
+            proxy = self.proxy_for(url)
+            if hop or result.attempts > 1:
+                await self._pace(url)
             try:
-                request = self._client.build_request("GET", url)
+                request = self._client.build_request("GET", url, headers=self._headers_for(url))
                 response = await self._client.send(request, stream=True)
             except AddressRefused as exc:
                 raise BlockedAddressError(
                     f"address not allowed (SSRF guard: {exc})", url=url
                 ) from exc
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            except (httpx.ProxyError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                if proxy is not None:
+                    why = f"through proxy {mask_url(proxy)}: {connect_failure(exc, '')}"
+                    if hop == 0:
+                        result.unreachable = why
+                    raise NetworkError(why, url=url) from exc
+                if isinstance(exc, httpx.ProxyError):
+                    raise _Retry(NetworkError(_describe(exc), url=url)) from exc
                 host = urlsplit(url).hostname or ""
                 why = connect_failure(exc, host)
                 if hop == 0:
@@ -897,6 +1357,11 @@ class Fetcher:
             except (httpx.TransportError, ValueError) as exc:
                 raise _Retry(NetworkError(_describe(exc), url=url)) from exc
             try:
+                if response.status_code == 407 and proxy is not None:
+                    why = f"through proxy {mask_url(proxy)}: HTTP 407 Proxy Authentication Required"
+                    if hop == 0:
+                        result.unreachable = why
+                    raise NetworkError(why, url=url)
                 location = response.headers.get("location")
                 if response.is_redirect and location:
                     url = _redirect_target(url, location)

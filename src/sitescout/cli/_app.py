@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import getpass
 import inspect
 import json
 import logging
@@ -16,7 +17,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Annotated, Any, TypeVar, get_type_hints
 
@@ -26,9 +27,18 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..__about__ import __version__
 from .._budget import Budgets
+from .._cookies import Cookie, parse_cookie, parse_cookies_txt
 from .._core import Batch
 from .._errors import UsageError
-from .._http import DEFAULT_USER_AGENT, FetchConfig
+from .._http import (
+    DEFAULT_USER_AGENT,
+    EnvProxies,
+    FetchConfig,
+    mask_url,
+    proxy_problem,
+    render_problem,
+    ssl_context_for,
+)
 from .._locale import path_locale
 from .._models import Entry, WalkReport
 from .._walk import MAX_CONCURRENCY, Walk, WalkOptions
@@ -57,6 +67,14 @@ class _Command(TyperCommand):
         program's logging as it found it.
         """
         restore_logging = _logging_restorer()
+        RUN_WARNINGS[:] = [INSECURE_WARNING] if ctx.params.get("insecure") else []
+        if (
+            RUN_WARNINGS
+            and ctx.command.name in ("scope", "extract")
+            and not ctx.params.get("quiet")
+        ):
+            # Their own summaries do not go through `print_summary`: said once, up front.
+            err.print(f"warning: {INSECURE_WARNING}", markup=False)
         try:
             try:
                 return super().invoke(ctx)
@@ -185,16 +203,242 @@ Verbose = Annotated[
 ]
 
 
+# -- fetch control: headers, cookies, credentials, proxy, TLS, rate ----------------------------
+
+INSECURE_WARNING = (
+    "TLS certificates are not verified (--insecure): anyone on the path can read and change"
+    " what this run fetches"
+)
+# Warnings of this run that its summary adds to the walk's own (`print_summary`).
+RUN_WARNINGS: list[str] = []
+
+
+def _header_pair(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        # Never the text itself: it may be a secret.
+        raise typer.BadParameter("expected 'Name: value' (no colon found)")
+    return name.strip(), value.strip()
+
+
+def _check_headers(values: list[str] | None) -> list[str] | None:
+    if values:
+        try:
+            FetchConfig(headers=tuple(_header_pair(v) for v in values))
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc).removeprefix("headers: ")) from None
+    return values
+
+
+def _check_cookies(values: list[str] | None) -> list[str] | None:
+    for value in values or ():
+        try:
+            parse_cookie(value)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return values
+
+
+def read_cookie_file(path: str) -> tuple[Cookie, ...]:
+    """The cookies of a Netscape cookies.txt; UsageError saying what is wrong with it."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(16 * 1024 * 1024)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return parse_cookies_txt(text)
+    except ValueError as exc:
+        raise UsageError(f"{path} is not a cookies.txt file: {exc}") from None
+
+
+def _check_cookie_file(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            read_cookie_file(value)
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return value
+
+
+def _ask_password(value: str | None) -> str | None:
+    """`user:password` as given, or `user` with the password asked for on the terminal."""
+    if value is None:
+        return None
+    user, sep, _password = value.partition(":")
+    if not user:
+        raise typer.BadParameter("expected user:password, or user alone to be asked")
+    if sep:
+        return value
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise typer.BadParameter(
+            "no password given and no terminal to ask for it on: pass --auth user:password"
+        )
+    return f"{user}:{getpass.getpass(f'password for {user}: ')}"
+
+
+def _check_proxy(value: str | None) -> str | None:
+    if value is not None:
+        problem = proxy_problem(value)
+        if problem is not None:
+            raise typer.BadParameter(f"{mask_url(value)}: {problem}")
+    return value
+
+
+def _check_trust_env(value: bool) -> bool:
+    if value:
+        try:
+            EnvProxies.read()
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return value
+
+
+def _check_ca_bundle(value: str | None) -> str | None:
+    if value is not None:
+        if not os.path.isfile(value):
+            raise typer.BadParameter(f"no such file: {value}")
+        try:
+            ssl_context_for(FetchConfig(ca_bundle=value))
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return value
+
+
+def _check_rate(value: float | None) -> float | None:
+    if value is not None and not value > 0:
+        raise typer.BadParameter(f"must be more than zero, got {value:g}")
+    return value
+
+
+Header = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        callback=_check_headers,
+        help="'Name: value' sent to the start URL's origin only (repeatable).",
+    ),
+]
+CookieArg = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cookie",
+        callback=_check_cookies,
+        help="'name=value' sent to the start URL's host only (repeatable).",
+    ),
+]
+CookieFile = Annotated[
+    str | None,
+    typer.Option(
+        "--cookies",
+        metavar="FILE",
+        callback=_check_cookie_file,
+        help="Netscape cookies.txt; each cookie goes where its domain and path say.",
+    ),
+]
+Auth = Annotated[
+    str | None,
+    typer.Option(
+        "--auth",
+        metavar="USER:PASSWORD",
+        callback=_ask_password,
+        help="Basic auth for the start URL's origin; 'user' alone asks for the password.",
+    ),
+]
+Proxy = Annotated[
+    str | None,
+    typer.Option(
+        "--proxy",
+        metavar="URL",
+        callback=_check_proxy,
+        help="Send every request through this proxy (http://, https://, socks5://).",
+    ),
+]
+TrustEnv = Annotated[
+    bool,
+    typer.Option(
+        "--trust-env",
+        callback=_check_trust_env,
+        help="Honour HTTP(S)_PROXY, NO_PROXY, SSL_CERT_FILE and .netrc, as curl does.",
+    ),
+]
+CaBundle = Annotated[
+    str | None,
+    typer.Option(
+        "--ca-bundle",
+        metavar="FILE",
+        callback=_check_ca_bundle,
+        help="Trust the CA certificates of this PEM file.",
+    ),
+]
+Insecure = Annotated[
+    bool, typer.Option("--insecure", help="Do not verify TLS certificates (warned on every run).")
+]
+Rate = Annotated[
+    float | None,
+    typer.Option(
+        "--rate",
+        metavar="N",
+        callback=_check_rate,
+        help="At most N requests per second per host (0.5: one every 2 s).",
+    ),
+]
+
+
 @dataclass(frozen=True, slots=True)
-class WalkFlags:
+class FetchFlags:
+    """The fetch-control flags every command that fetches takes (`@with_fetch_flags`; the walk
+    commands get them with `WalkFlags`): headers, cookies, credentials, proxy, TLS, rate."""
+
+    # Secrets: left out of the record's repr (`FetchConfig` masks them the same way).
+    header: Header = field(default=None, repr=False)
+    cookie: CookieArg = field(default=None, repr=False)
+    cookies: CookieFile = None
+    auth: Auth = field(default=None, repr=False)
+    proxy: Proxy = field(default=None, repr=False)
+    trust_env: TrustEnv = False
+    ca_bundle: CaBundle = None
+    insecure: Insecure = False
+    rate: Rate = None
+
+    def apply(self, config: FetchConfig) -> FetchConfig:
+        """`config` with these flags; UsageError for a value the callbacks did not check (a
+        command called directly)."""
+        jar: tuple[Cookie, ...] = ()
+        if self.cookies is not None:
+            jar = read_cookie_file(self.cookies)
+        try:
+            given = tuple(parse_cookie(c) for c in self.cookie or ())
+        except ValueError as exc:
+            raise UsageError(f"--cookie: {exc}") from None
+        auth = None
+        if self.auth is not None:
+            user, _sep, password = self.auth.partition(":")
+            auth = (user, password)
+        return replace(
+            config,
+            headers=tuple(_header_pair(h) for h in self.header or ()),
+            cookies=jar + given,
+            auth=auth,
+            proxy=self.proxy,
+            trust_env=self.trust_env,
+            ca_bundle=self.ca_bundle,
+            insecure=self.insecure,
+            rate=self.rate,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WalkFlags(FetchFlags):
     """The flags every walking command shares (`@with_walk_flags`): how to fetch, how far to go.
 
     Each field's type is its option, so the command line and this record list them once, in
-    help order. A budget flag not given is None: no limit for the inventory commands, the
-    preset's value for `extract` (`budgets_over`).
+    help order (its own fields, then the fetch-control flags of `FetchFlags`). A budget flag
+    not given is None: no limit for the inventory commands, the preset's value for `extract`
+    (`budgets_over`).
     """
 
-    concurrency: Concurrency  # no default here: each command has its own
+    concurrency: Concurrency = 8  # each command gives its own default (`with_walk_flags`)
     timeout: Timeout = 30.0
     user_agent: UserAgent = DEFAULT_USER_AGENT
     max_depth: MaxDepth = None
@@ -204,7 +448,7 @@ class WalkFlags:
     deadline: Deadline = None
 
     def fetch(self) -> FetchConfig:
-        return FetchConfig(user_agent=self.user_agent, timeout=self.timeout)
+        return self.apply(FetchConfig(user_agent=self.user_agent, timeout=self.timeout))
 
     def budgets_over(self, preset: Budgets) -> Budgets:
         """`preset` with each budget flag given in place of its value."""
@@ -219,33 +463,49 @@ class WalkFlags:
 
 
 def with_walk_flags(*, concurrency: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Give a command the shared walk flags, `--concurrency` to `--deadline`, declared once.
+    """Give a command the shared walk flags, `--concurrency` to `--deadline` and the fetch
+    control of `FetchFlags`, declared once.
 
     The command names one keyword-only parameter `flags: WalkFlags`; typer sees the fields of
     `WalkFlags` as options in its place (so the help lists them where the command puts them)
     and the command receives them as one `WalkFlags`. `concurrency` is the command's default.
     """
-    types = get_type_hints(WalkFlags, include_extras=True)
+    return _flags_of(WalkFlags, "flags", {"concurrency": concurrency})
+
+
+def with_fetch_flags() -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command that fetches but does not walk (`scope`) the fetch-control flags: its
+    keyword-only parameter `fetch_flags: FetchFlags` receives them."""
+    return _flags_of(FetchFlags, "fetch_flags", {})
+
+
+def _flags_of(
+    record: type[Any], name: str, defaults: dict[str, Any]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    types = get_type_hints(record, include_extras=True)
+    inherited = {spec.name for spec in fields(FetchFlags)} if record is not FetchFlags else set()
+    specs = [s for s in fields(record) if s.name not in inherited]
+    specs += [s for s in fields(record) if s.name in inherited]
     shared = [
         inspect.Parameter(
             spec.name,
             inspect.Parameter.KEYWORD_ONLY,
-            default=concurrency if spec.name == "concurrency" else spec.default,
+            default=defaults.get(spec.name, spec.default),
             annotation=types[spec.name],
         )
-        for spec in fields(WalkFlags)
+        for spec in specs
     ]
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
         signature = inspect.signature(command, eval_str=True)
         params: list[inspect.Parameter] = []
         for param in signature.parameters.values():
-            params.extend(shared if param.name == "flags" else [param])
+            params.extend(shared if param.name == name else [param])
 
         @functools.wraps(command)
         def run(**values: Any) -> None:
-            flags = WalkFlags(**{spec.name: values.pop(spec.name) for spec in fields(WalkFlags)})
-            command(flags=flags, **values)
+            flags = record(**{spec.name: values.pop(spec.name) for spec in specs})
+            command(**{name: flags}, **values)
 
         # typer reads the parameters from the signature and resolves their types from these.
         run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
@@ -270,11 +530,16 @@ def inventory_options(
     """The walk of the inventory commands (`urls`, `groups`, `report`, `batch`): no budgets
     unless given. A locale in the site URL's path filters shards (`batch` decides that per
     site: no URL)."""
+    fetch = flags.fetch()
+    if render:
+        problem = render_problem(fetch)
+        if problem is not None:
+            raise UsageError(problem)
     return WalkOptions(
         sitemap=sitemap,
         alternates=alternates,
         concurrency=flags.concurrency,
-        fetch=flags.fetch(),
+        fetch=fetch,
         budgets=flags.budgets_over(Budgets()),
         locale=locale,
         # §7: the inventory filters locales only when asked, by flag or by the base URL.
@@ -459,7 +724,7 @@ def report_summary(report: WalkReport) -> dict[str, Any]:
         "malformed_examples": [
             {"raw": m.raw, "reason": m.reason, "sitemap": m.sitemap} for m in report.malformed[:20]
         ],
-        "warnings": report.warnings,
+        "warnings": [*RUN_WARNINGS, *report.warnings],
         "notes": report.notes[:50],
         "budgets_hit": report.budgets_hit,
         "skipped_sitemaps": len(report.skipped_sitemaps),
@@ -482,7 +747,7 @@ def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
     if quiet:
         print_errors(report)
         return
-    for warning in report.warnings:
+    for warning in [*RUN_WARNINGS, *report.warnings]:
         err.print(f"[yellow]warning:[/] {warning}", markup=True)
     source = _source_of(report)
     errors = len(report.errors)

@@ -18,6 +18,7 @@ from ._app import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
+    RUN_WARNINGS,
     Crawl,
     Locale,
     NoAlternates,
@@ -94,6 +95,7 @@ def _summary(run: BatchRun, out: Path) -> dict[str, Any]:
         "urls": sum(r.urls for r in results),
         "alternates": sum(r.alternates for r in results),
         "dashboard": run.dashboard,
+        "warnings": list(RUN_WARNINGS),
         "failed": [
             {"url": r.url, "error_class": r.error_class, "error": r.error_message}
             for r in failed[:100]
@@ -113,6 +115,8 @@ def _print_summary(run: BatchRun, out: Path, *, as_json: bool, quiet: bool) -> N
         if more > 0:
             err.print(f"error: {more:,} more sites failed", markup=False)
         return
+    for warning in summary["warnings"]:
+        err.print(f"warning: {warning}", markup=False)
     statuses = ", ".join(f"{n:,} {status}" for status, n in sorted(summary["statuses"].items()))
     err.print(
         f"{summary['sites']:,} sites ({statuses}); "
