@@ -278,8 +278,9 @@ def test_no_entry_written_leaves_the_file_byte_for_byte(
     out = tmp_path / f"keep.{fmt}"
     old = OLD.get(fmt, OLD_TXT) * 57
     out.write_bytes(old)
+    command = [sys.executable, "-m", "sitescout", "urls", *args, "-f", fmt, "-o", str(out)]
     proc = subprocess.run(
-        [sys.executable, "-m", "sitescout", "urls", *args, "-f", fmt, "-o", str(out), "--timeout", "5"],
+        [*command, "--timeout", "5"],
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert proc.returncode == 3, proc.stderr

@@ -102,7 +102,7 @@ def test_scope_blocked_sitemap_table_says_browser(site: Site) -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        pytest.param(("scope", "example.com"), id="no-scheme"),
+        pytest.param(("scope", "./example"), id="not-a-site"),
         pytest.param(("scope", "https://example.com/", "--sample", "-1"), id="negative-sample"),
     ],
 )

@@ -79,7 +79,7 @@ def drive(row: Row) -> tuple[list[str], Discovery, DiscoveryPlan]:
     plan = DiscoveryPlan(row.site, row.sitemap, user_agent="sitescout/1", rules=row.rules)
     asked: list[str] = []
     step = plan.start()
-    for _ in range(12):  # the longest chain is robots.txt, its sitemaps and three paths
+    for _ in range(12):  # the longest: robots.txt, its sitemaps, three paths, the site URL
         if isinstance(step, Done):
             return asked, step.found, plan
         if isinstance(step, FetchRobots):
@@ -272,7 +272,8 @@ ROWS = [
         Row(
             WALK,
             {"robots": TIMED_OUT},
-            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            # the site URL names a path: tried as a sitemap itself, last (it is not one)
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "user"],
             "none",
             [],
             [
@@ -281,6 +282,65 @@ ROWS = [
             ],
         ),
         id="walk-robots-timeout-goes-on",
+    ),
+    # The walker judges the site URL by what it returns when nothing else gave a sitemap: a
+    # path (or a query) that answers as a sitemap is walked as one, whatever its name ...
+    pytest.param(
+        Row(
+            WALK,
+            {"user": A_SITEMAP},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "user"],
+            "user",
+            [ORIGIN + "/feed"],
+            [
+                UNAVAILABLE_404,
+                NO_SITEMAP_FOUND,
+                "https://example.com/feed is itself a sitemap: walked as one",
+            ],
+            site=ORIGIN + "/feed",
+        ),
+        id="walk-site-url-that-is-a-sitemap",
+    ),
+    pytest.param(
+        Row(
+            WALK,
+            {"user": A_SITEMAP},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "user"],
+            "user",
+            [ORIGIN + "/?feed=rss2"],
+            [
+                UNAVAILABLE_404,
+                NO_SITEMAP_FOUND,
+                "https://example.com/?feed=rss2 is itself a sitemap: walked as one",
+            ],
+            site=ORIGIN + "/?feed=rss2",
+        ),
+        id="walk-site-url-with-a-query-that-is-a-sitemap",
+    ),
+    # ... a bare site names nothing more than the site (its root is the crawl's start) ...
+    pytest.param(
+        Row(
+            WALK,
+            {"user": A_SITEMAP},
+            ["robots", "sitemap.xml", "sitemap_index.xml", "sitemap-index.xml"],
+            "none",
+            [],
+            [UNAVAILABLE_404, NO_SITEMAP_FOUND],
+            site=ORIGIN + "/",
+        ),
+        id="walk-root-site-url-is-not-tried-as-a-sitemap",
+    ),
+    # ... and a site whose well-known path is a sitemap does not cost the extra request.
+    pytest.param(
+        Row(
+            WALK,
+            {"sitemap.xml": A_SITEMAP},
+            ["robots", "sitemap.xml"],
+            "sitemap.xml",
+            [MAP],
+            [UNAVAILABLE_404],
+        ),
+        id="walk-base-path-with-a-well-known-sitemap",
     ),
     # ... nor a sitemap robots.txt lists on a host that cannot be reached: robots.txt answered.
     pytest.param(

@@ -52,7 +52,7 @@ from ._models import Entry, WalkReport
 from ._project import lock_directory
 from ._signals import ctrl_c_ignored, ctrl_c_sets
 from ._table import ParquetWriter, require_pyarrow
-from ._urls import document_key, is_http_url, normalize_url
+from ._urls import assume_https, document_key, is_http_url, normalize_url
 from ._walk import Walk, WalkOptions
 
 log = logging.getLogger(__name__)
@@ -138,7 +138,9 @@ def _csv_row(text: str) -> list[str]:
 
 
 def _site_line(number: int, text: str) -> SiteLine:
-    url = text if "://" in text else "https://" + text
+    url, assumed = assume_https(text)  # a bare domain means its https site, as on the CLI
+    if not assumed and "://" not in text:
+        return SiteLine(number, text[:200], "not a site URL")
     if not is_http_url(url):
         return SiteLine(number, text[:200], "not an http(s) URL")
     try:

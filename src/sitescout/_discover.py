@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from ._http import FetchConfig, Fetcher, Response
 from ._llms import (
@@ -91,6 +92,9 @@ class Rules:
     `spelling_notes`: say when robots.txt used a nonstandard `Sitemap:` spelling.
     `candidate_notes`: a note for each well-known path that was not a sitemap.
     `pushback`: 403/429 and bot-challenge answers are recorded (`DiscoveryPlan.pushback`).
+    `try_start`: when robots.txt and the well-known paths give no sitemap, a site URL with a
+    path or a query (`/feed`, `/urls.txt.gz`, `/?feed=rss2`) is tried as a sitemap itself: it
+    is judged by what it returns, not by its name (the walker).
     """
 
     direct: bool = True
@@ -102,10 +106,11 @@ class Rules:
     spelling_notes: bool = True
     candidate_notes: bool = False
     pushback: bool = False
+    try_start: bool = False
 
 
 SNIFF = Rules()
-WALK = Rules(confirm_roots=True, stop_when_no_connection=True)
+WALK = Rules(confirm_roots=True, stop_when_no_connection=True, try_start=True)
 WALK_CRAWL = Rules(robots_only=True, stop_when_no_connection=True)
 CRAWL = Rules(direct=False, robots_only=True)
 SCOPE = Rules(
@@ -129,12 +134,15 @@ class TrySitemaps:
     """Fetch `urls` and feed a `Tried`: whether any of them really is a sitemap (§2 step 3).
 
     `name` is the source they would be (`user`, `robots.txt`, a well-known name); `guess`
-    marks a well-known path, whose absence is an answer rather than a failure.
+    marks a well-known path, whose absence is an answer rather than a failure. `start` marks
+    the site URL itself, tried as a sitemap (`Rules.try_start`, also a guess): no base path
+    applies to what it lists.
     """
 
     name: str
     urls: tuple[str, ...]
     guess: bool = False
+    start: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +259,8 @@ class DiscoveryPlan:
                 return
             found.notes.append("no sitemap listed in robots.txt answered; trying well-known")
         yield from self._well_known(origin)
+        if rules.try_start and found.source == "none" and not self.unreachable:
+            yield from self._start_as_sitemap()
 
     def _robots(self, answer: RobotsAnswer) -> None:
         found, rules = self.found, self.rules
@@ -313,6 +323,21 @@ class DiscoveryPlan:
         found.source, found.source_url = "none", None
         found.notes.append(NO_SITEMAP_FOUND)
 
+    def _start_as_sitemap(self) -> Generator[Step, Answer | None, None]:
+        """The site URL itself, when it names more than its site, may be a sitemap whatever
+        its name (`/feed`, a gzipped list at `/urls.txt.gz`): tried as one, it is walked as
+        one when it is."""
+        found = self.found
+        if not names_a_document(found.site_url):
+            return
+        url = normalize_url(found.site_url)
+        tried = yield TrySitemaps("user", (url,), guess=True, start=True)
+        assert isinstance(tried, Tried)
+        if tried.sitemap:
+            found.source, found.source_url = "user", found.site_url
+            found.sitemaps = [url]
+            found.notes.append(f"{url} is itself a sitemap: walked as one")
+
     def _no_connection(self, url: str, what: str, why: str) -> None:
         """The first request could not connect: the chain ends here, saying so."""
         self.unreachable = True
@@ -325,6 +350,12 @@ class DiscoveryPlan:
         if self.rules.pushback and reason not in self.pushback:
             self.pushback.append(reason)
             self.found.notes.append(f"{reason}: the site likely needs a real browser")
+
+
+def names_a_document(site_url: str) -> bool:
+    """Whether a site URL names more than its site: a path other than `/`, or a query."""
+    parts = urlsplit(site_url)
+    return parts.path not in ("", "/") or bool(parts.query)
 
 
 def cannot_connect_message(url: str, why: str) -> str:

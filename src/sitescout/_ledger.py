@@ -3,8 +3,10 @@
 `Walk` fetches and parses; every decision about what a document's answer means is taken here,
 synchronously, so that it can be tested with hand-made records and responses:
 
-* `settle` a fetched sitemap document: its kind, notes, the size cap, a probe (well-known path)
-  that did not answer as an answer rather than a failure, failure classes and partial marks;
+* `settle` a fetched sitemap document: its kind, notes, the size cap, a probe (well-known path,
+  or the site URL tried as a sitemap) that did not answer as an answer rather than a failure,
+  failure classes and partial marks (a failed document, and a damaged one whose entries were
+  salvaged: both are errors in the summary, and the walk is partial);
 * `settle_llms` an llms.txt fetch the same way;
 * base-path scope (§7): which page URLs are under the prefix, counted per source for the
   narrow-prefix warning;
@@ -22,7 +24,7 @@ from ._errors import ErrorClass
 from ._llms import SOURCE as LLMS
 from ._locale import prefix_warning, under_prefix
 from ._models import SITEMAP_KINDS, DocumentRecord, WalkReport
-from ._urls import document_key, site_key
+from ._urls import document_key, normalize_url, site_key
 
 if TYPE_CHECKING:
     from ._http import Response
@@ -34,6 +36,7 @@ log = logging.getLogger(__name__)
 
 # A root that failed this way may still be a sitemap: discovery does not try the next source.
 _TRANSIENT = (None, "TimeoutError", "NetworkError")
+DAMAGED = "some sitemap documents were damaged"
 # Document kinds that hold page entries: their count is shown even when it is 0.
 _ENTRY_KINDS = ("urlset", "rss", "atom", "text")
 
@@ -78,6 +81,7 @@ class WalkLedger:
         self.prefix = prefix  # §7: only page URLs under it are yielded; None: all
         self.max_document_bytes = max_document_bytes
         self._site_key = site_key(site_url)
+        self._start_key = document_key(normalize_url(site_url))  # tried as a sitemap itself
         self.prefix_examined = 0
         self.prefix_matched = 0
         # llms.txt links under the base path, counted apart: the narrow-prefix warning names
@@ -126,10 +130,12 @@ class WalkLedger:
             report.warn(f"{resp.final_url}: cut at the {cap}-byte document limit")
             report.mark_partial("a document exceeded the size limit")
         if probe and (resp.error is not None or not (parser and parser.is_sitemap)):
-            # A well-known path that is missing or not a sitemap is an answer, not a failure.
+            # A well-known path (or the site URL tried as a sitemap) that is missing or not a
+            # sitemap is an answer, not a failure.
             record.error = str(resp.error) if resp.error else "not a sitemap"
             record.error_class = resp.error.error_class if resp.error else "NotASitemap"
-            report.notes.append(f"well-known {record.url}: {record.error}")
+            what = "site URL" if document_key(record.url) == self._start_key else "well-known"
+            report.notes.append(f"{what} {record.url}: {record.error}")
         elif resp.error is not None:
             self.record_failure(record, str(resp.error), resp.error.error_class)
         elif parser is not None and parser.kind == "not-a-sitemap":
@@ -140,6 +146,11 @@ class WalkLedger:
             record.error = f"{what}: " + "; ".join(parser.errors[:3])
             record.error_class = None
             report.errors.append(record)
+            # What the damage hid is lost: the summary counts it as an error, and the walk is
+            # partial (exit 1) like one with a failed document. A document cut by the size cap
+            # ends inside an entry, and is partial for that reason already.
+            if not resp.truncated:
+                report.mark_partial(DAMAGED)
         log_document("sitemap", record)
 
     def settle_stopped(

@@ -66,6 +66,7 @@ __all__ = [
     "Decision",
     "SlugRegistry",
     "UrlSet",
+    "assume_https",
     "classify",
     "document_key",
     "is_http_url",
@@ -146,6 +147,56 @@ def is_http_url(value: object) -> TypeGuard[str]:
 
     The cheap check arguments get before anything is fetched; `resolve_url` is the full one."""
     return isinstance(value, str) and value[:8].lower().startswith(("http://", "https://"))
+
+
+# A URL typed without a scheme, the way curl, httpie and browsers read one: `host`, `host:port`
+# or `host/path` (and `?query`), where the host is a DNS name of two labels or more, `localhost`,
+# an IPv4 address or a bracketed IPv6 one; a one-label name needs its port (`intranet:8080`).
+_LABEL = r"[a-z0-9\u00a1-\U0010ffff](?:[a-z0-9\u00a1-\U0010ffff-]{0,61}[a-z0-9\u00a1-\U0010ffff])?"
+_BARE = re.compile(
+    rf"(?P<host>(?P<name>{_LABEL}(?:\.{_LABEL})*\.?)|\[[0-9a-f:.]+\])"
+    r"(?::(?P<port>[0-9]{1,5}))?(?P<rest>[/?#].*)?",
+    re.IGNORECASE | re.DOTALL,
+)
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_IPV4 = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")
+# Last labels that name a file, not a top-level domain: `sitemap.xml` and `urls.jsonl` are files.
+_FILE_SUFFIXES = frozenset(
+    "xml gz bz2 xz zst txt text json jsonl ndjson csv tsv parquet html htm".split()
+)
+
+
+def _names_a_host(name: str, port: str | None) -> bool:
+    labels = name.rstrip(".").lower().split(".")
+    if labels[-1].isdigit():  # `1.2.3` or `10.0.0.300`: numbers, not a name
+        return bool(_IPV4.fullmatch(name)) and all(int(n) <= 255 for n in labels)
+    if len(labels) == 1:
+        return port is not None or labels[0] == "localhost"
+    return labels[-1] not in _FILE_SUFFIXES
+
+
+def assume_https(arg: str) -> tuple[str, bool]:
+    """A site argument typed without a scheme as an https URL: `(url, True)`.
+
+    `example.com`, `example.com:8443`, `example.com/blog/` and `127.0.0.1:8080` become
+    `https://example.com/`, … (a bare host gets its `/`). Anything else comes back unchanged
+    with False, for the caller's own check to accept or refuse: a URL with a scheme (http,
+    https, or one that is refused, such as `ftp://`), and what is clearly not a host: a path
+    (`./file`, `/tmp/x`, `-`), a value with whitespace or `@` in it, a name ending in a file
+    suffix (`sitemap.xml`, `urls.jsonl`), a one-label name without a port, a port outside
+    1-65535, an IPv4-like name that is not an address."""
+    if _SCHEME.match(arg) or any(c.isspace() for c in arg):
+        return arg, False
+    match = _BARE.fullmatch(arg)
+    if match is None:
+        return arg, False
+    name, port, rest = match["name"], match["port"], match["rest"] or ""
+    if port is not None and not 1 <= int(port) <= 65535:
+        return arg, False
+    if name is not None and not _names_a_host(name, port):
+        return arg, False
+    authority = match["host"] if port is None else f"{match['host']}:{port}"
+    return f"https://{authority}{rest if rest.startswith('/') else '/' + rest}", True
 
 
 @lru_cache(maxsize=64)

@@ -36,7 +36,7 @@ from ._discover import (
     llms_txt_unread,
 )
 from ._errors import UsageError, check_whole, refuse_running_loop
-from ._http import AddressGuard, FetchConfig, Fetcher, Response
+from ._http import AddressGuard, FetchConfig, Fetcher, Response, render_problem
 from ._ledger import WalkLedger
 from ._llms import SOURCE as LLMS
 from ._llms import LlmsLink
@@ -109,6 +109,8 @@ class WalkOptions:
         for name in ("alternates", "filter_locales", "ssrf_guard", "crawl", "render"):
             if not isinstance(getattr(self, name), bool):
                 raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.render and (problem := render_problem(self.fetch)) is not None:
+            raise UsageError(problem)
 
 
 def require_http_url(value: object, name: str) -> str:
@@ -261,7 +263,7 @@ class Walk:
     async def _work(self) -> None:
         opts = self.options
         guard = AddressGuard(self.url) if opts.ssrf_guard else None
-        async with Fetcher(opts.fetch, guard=guard) as fetcher:
+        async with Fetcher(opts.fetch, guard=guard, origin=self.url) as fetcher:
             self._fetcher = fetcher
             ticker = asyncio.create_task(self._flush_waiting())
             try:
@@ -454,15 +456,26 @@ class Walk:
             await self._crawl()
 
     async def _try_sitemaps(self, step: TrySitemaps) -> Tried:
-        """Walk the step's URLs as root documents; whether one of them was a sitemap."""
+        """Walk the step's URLs as root documents; whether one of them was a sitemap.
+
+        The site URL itself (`step.start`) is walked with no base path: what a sitemap lists is
+        not under its own path. Only a sitemap gives entries, so an HTML page gives none either
+        way, and the base path is back for what comes next (llms.txt, the link crawl)."""
         for url in step.urls:
             if step.guess:
                 if document_key(url) in self._visited:
                     return Tried(False)  # already walked, and it was not a sitemap
                 self._probes.add(url)
+        prefix = self.prefix
+        if step.start:
+            self.prefix = self._ledger.prefix = None
+        for url in step.urls:
             self._enqueue(url, 1)
         await self._pool.join()
-        return Tried(self._any_root_was_sitemap(list(step.urls)))
+        tried = Tried(self._any_root_was_sitemap(list(step.urls)))
+        if step.start and not tried.sitemap:
+            self.prefix = self._ledger.prefix = prefix
+        return tried
 
     async def _crawl(self) -> None:
         """§10: find pages by following links from the URL; sitemaps met on the way are walked."""

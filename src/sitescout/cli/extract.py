@@ -19,6 +19,7 @@ from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extrac
 from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope
 from .._select import Scope, questions
+from .._signals import RunEnd
 from .._urls import is_http_url
 from ._app import (
     EXIT_NOTHING,
@@ -43,6 +44,7 @@ from ._app import (
     with_walk_flags,
 )
 from ._selection import prompt_text, render_selection, warning_text
+from ._site import site_argument
 
 
 def _source_label(plan: Plan) -> str:
@@ -172,6 +174,7 @@ def extract(
     """Pick a handful of representative pages, fetch them and record what each holds."""
     setup_logging(verbose, quiet=quiet)
     check_render(render)
+    url = site_argument(url, quiet=quiet)
     try:
         options = ExtractOptions(
             out=out,
@@ -215,14 +218,15 @@ def extract(
 def after_plan(
     plan: Plan, options: ExtractOptions, *, yes: bool, as_json: bool, quiet: bool
 ) -> int:
-    try:
-        return _after_plan(plan, options, yes=yes, as_json=as_json, quiet=quiet)
-    finally:
-        plan.project.close()  # also when nothing is fetched: the next run must not wait
+    with RunEnd() as end:
+        try:
+            return _after_plan(plan, options, end, yes=yes, as_json=as_json, quiet=quiet)
+        finally:
+            plan.project.close()  # also when nothing is fetched: the next run must not wait
 
 
 def _after_plan(
-    plan: Plan, options: ExtractOptions, *, yes: bool, as_json: bool, quiet: bool
+    plan: Plan, options: ExtractOptions, end: RunEnd, *, yes: bool, as_json: bool, quiet: bool
 ) -> int:
     """Show the plan, ask where it must, fetch, show the outcome. `quiet` (`-q`): only errors
     on stderr, nothing on stdout but the `--json` summary, and never a question."""
@@ -259,6 +263,7 @@ def _after_plan(
     if not proceed:
         plan.to_fetch.clear()
     result = _run(plan, options, user_choice, quiet=quiet or as_json)
+    end.reached()  # the pages are recorded: Ctrl-C cannot cut the outcome or the project's close
     if as_json:
         print_json(_summary(plan, result, user_choice))
     elif not quiet:

@@ -16,6 +16,7 @@ from rich.text import Text
 from .._api import walk as start_walk
 from .._errors import UsageError
 from .._groups import OTHER, PathGroup, PathGrouper
+from .._signals import RunEnd
 from .._urls import origin_of
 from .._walk import Walk
 from ._app import (
@@ -38,12 +39,14 @@ from ._app import (
     print_summary,
     report_summary,
     setup_logging,
-    stdout_console,
     usage_error,
     with_walk_flags,
 )
+from ._site import site_argument
+from ._tables import print_table
 
 BAR_WIDTH = 20
+EXAMPLE_COLUMN, EXAMPLE_LEAST = 4, 12  # the one column that narrows, and how far
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -86,7 +89,9 @@ def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
     table.add_column("URLs", justify="right", no_wrap=True, min_width=4)
     table.add_column("share", justify="right", no_wrap=True, min_width=5)
     table.add_column("", no_wrap=True, min_width=BAR_WIDTH)
-    table.add_column("example", overflow="ellipsis", no_wrap=True, ratio=1)
+    # The example gives way to a narrow terminal or pipe (cropped with "…"); the other columns
+    # never do: a count or a group name that is cut would be a wrong answer (`print_table`).
+    table.add_column("example", overflow="ellipsis", no_wrap=False, ratio=1)
     for g in groups:
         share = f"{g.count / total:.0%}" if total else ""
         style = "dim" if g.prefix == OTHER else ""
@@ -133,6 +138,7 @@ def groups(
 ) -> None:
     """Walk the site and group its URLs by path: counts, a bar and an example per group."""
     setup_logging(verbose, quiet=quiet)
+    url = site_argument(url, quiet=quiet)
     try:
         options = inventory_options(
             url,
@@ -148,16 +154,18 @@ def groups(
         grouper = PathGrouper(depth)
     except (UsageError, ValueError) as exc:
         raise usage_error(exc) from None
-    # After Ctrl-C the groups so far are still the answer.
-    drain(
-        walk,
-        lambda batch: grouper.add_all(e.url for e in batch),
-        progress=not quiet and not as_json,
-    )
-    found = grouper.groups()
-    if as_json:
-        print_json(groups_json(found, walk, depth))
-    else:
-        stdout_console().print(groups_table(found, walk))
-        print_summary(walk.report, as_json=False, quiet=quiet)
-    raise typer.Exit(exit_code(walk.report))
+    with RunEnd() as end:
+        # After Ctrl-C the groups so far are still the answer.
+        drain(
+            walk,
+            lambda batch: grouper.add_all(e.url for e in batch),
+            progress=not quiet and not as_json,
+        )
+        end.reached()  # counted: Ctrl-C from here on cannot cut the table or the summary
+        found = grouper.groups()
+        if as_json:
+            print_json(groups_json(found, walk, depth))
+        else:
+            print_table(groups_table(found, walk), shrinking=EXAMPLE_COLUMN, least=EXAMPLE_LEAST)
+            print_summary(walk.report, as_json=False, quiet=quiet)
+        raise typer.Exit(exit_code(walk.report))

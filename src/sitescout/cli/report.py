@@ -24,7 +24,8 @@ from ..__about__ import __version__
 from .._api import walk as start_walk
 from .._errors import UsageError
 from .._models import WalkReport
-from .._urls import is_http_url
+from .._signals import RunEnd
+from .._urls import assume_https, is_http_url
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -53,6 +54,7 @@ from ._app import (
     usage_error,
     with_walk_flags,
 )
+from ._site import site_argument
 
 if TYPE_CHECKING:  # the report's modules load when the command runs, not with the CLI
     from .._report import InventoryInfo, ReportBuilder
@@ -281,10 +283,13 @@ _INVENTORY_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 
 
 def _looks_like_url(value: str) -> bool:
-    """A site to walk, unless it names a file (existing, or with an inventory's suffix)."""
+    """A site to walk, unless it names a file: an existing one (a file named `example.com`
+    wins over the bare host), or one with an inventory's suffix."""
     if is_http_url(value):
         return True
-    return not Path(value).exists() and not value.lower().endswith(_INVENTORY_SUFFIXES)
+    if Path(value).exists():
+        return False
+    return assume_https(value)[1] or not value.lower().endswith(_INVENTORY_SUFFIXES)
 
 
 @app.command()
@@ -330,7 +335,7 @@ def report(
         if _looks_like_url(url_or_file):
             check_render(render)
             code, builder, walk_report, info, title = _from_walk(
-                url_or_file,
+                site_argument(url_or_file, quiet=quiet or as_json),  # --json: stderr is JSON
                 progress=not quiet and not as_json,
                 sitemap=sitemap,
                 flags=flags,
@@ -352,45 +357,51 @@ def report(
     except BaseException:
         target.discard()
         raise
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    page = render_report(
-        builder,
-        title=title,
-        walk=walk_report,
-        inventory=info,
-        generated=f"sitescout {__version__}, {stamp}",
-    )
-    try:
-        size = target.write(page)
-    except OSError as exc:
-        target.discard()
-        err.print(f"error: cannot write {output}: {exc.strerror or exc}", markup=False)
-        raise typer.Exit(EXIT_NOTHING) from None
-    if walk_report is not None:
-        print_summary(walk_report, as_json=as_json, quiet=quiet)
-    elif info is not None and as_json:
-        print_json(_inventory_summary(info), stderr=True)
-    if as_json or quiet:
+    with RunEnd() as end:
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        try:
+            page = render_report(
+                builder,
+                title=title,
+                walk=walk_report,
+                inventory=info,
+                generated=f"sitescout {__version__}, {stamp}",
+            )
+        except BaseException:  # Ctrl-C while the page is made: no temporary file is left behind
+            target.discard()
+            raise
+        end.reached()  # the page is made: Ctrl-C cannot tear its writing or cut the summary
+        try:
+            size = target.write(page)
+        except OSError as exc:
+            target.discard()
+            err.print(f"error: cannot write {output}: {exc.strerror or exc}", markup=False)
+            raise typer.Exit(EXIT_NOTHING) from None
+        if walk_report is not None:
+            print_summary(walk_report, as_json=as_json, quiet=quiet)
+        elif info is not None and as_json:
+            print_json(_inventory_summary(info), stderr=True)
+        if as_json or quiet:
+            raise typer.Exit(code)
+        if info is not None and info.skipped:
+            err.print(
+                f"warning: {sum(info.skipped.values()):,} rows of {url_or_file} skipped: "
+                + _skipped_text(info),
+                markup=False,
+            )
+        if info is not None and info.missing_columns:
+            err.print(
+                "note: columns missing from the inventory: " + ", ".join(info.missing_columns),
+                markup=False,
+            )
+        if not to_stdout:
+            groups = len(builder.group_table())
+            err.print(
+                f"report: {builder.urls + builder.alternates:,} URLs in {groups:,} groups "
+                f"→ {output} ({size / 1024:,.0f} KiB)",
+                markup=False,
+            )
         raise typer.Exit(code)
-    if info is not None and info.skipped:
-        err.print(
-            f"warning: {sum(info.skipped.values()):,} rows of {url_or_file} skipped: "
-            + _skipped_text(info),
-            markup=False,
-        )
-    if info is not None and info.missing_columns:
-        err.print(
-            "note: columns missing from the inventory: " + ", ".join(info.missing_columns),
-            markup=False,
-        )
-    if not to_stdout:
-        groups = len(builder.group_table())
-        err.print(
-            f"report: {builder.urls + builder.alternates:,} URLs in {groups:,} groups "
-            f"→ {output} ({size / 1024:,.0f} KiB)",
-            markup=False,
-        )
-    raise typer.Exit(code)
 
 
 def _inventory_summary(info: InventoryInfo) -> dict[str, Any]:

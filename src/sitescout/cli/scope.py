@@ -20,6 +20,7 @@ from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
     AsJson,
+    FetchFlags,
     LlmsTxt,
     Quiet,
     Sitemap,
@@ -29,11 +30,14 @@ from ._app import (
     app,
     print_json,
     setup_logging,
-    stdout_console,
     usage_error,
+    with_fetch_flags,
 )
+from ._site import site_argument
+from ._tables import print_table
 
 LANGUAGES_SHOWN = 12
+VALUE_LEAST = 20  # cells: any count with its thousands separators fits on one line
 
 
 def format_seconds(seconds: float) -> str:
@@ -79,6 +83,7 @@ def scope_table(est: ScopeEstimate) -> Table:
 
 
 @app.command()
+@with_fetch_flags()
 def scope(
     url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
     as_json: AsJson = False,
@@ -92,24 +97,31 @@ def scope(
     llms_txt: LlmsTxt = None,
     timeout: Timeout = SCOPE_FETCH.timeout,
     user_agent: UserAgent = DEFAULT_USER_AGENT,
+    *,
+    fetch_flags: FetchFlags,
     quiet: Quiet = False,
     verbose: Verbose = 0,
 ) -> None:
     """Estimate a walk before running it: URLs, sub-sitemaps, languages, time, transport."""
     setup_logging(verbose, quiet=quiet)
-    config = FetchConfig(
-        user_agent=user_agent,
-        timeout=timeout,
-        retries=SCOPE_FETCH.retries,
-        backoff=SCOPE_FETCH.backoff,
-        retry_after_cap=SCOPE_FETCH.retry_after_cap,
-    )
+    url = site_argument(url, quiet=quiet)
     try:
+        config = fetch_flags.apply(
+            FetchConfig(
+                user_agent=user_agent,
+                timeout=timeout,
+                retries=SCOPE_FETCH.retries,
+                backoff=SCOPE_FETCH.backoff,
+                retry_after_cap=SCOPE_FETCH.retry_after_cap,
+            )
+        )
         est = estimate_scope(url, sitemap=sitemap, config=config, sample=sample, llms_txt=llms_txt)
     except UsageError as exc:
         raise usage_error(exc) from None
     if as_json:
         print_json(est.as_dict())
     else:
-        stdout_console().print(scope_table(est))
+        # Only the value column gives way (it wraps at spaces, and folds a long URL): a number
+        # or a label is never cut, and a narrow terminal or pipe gets a wider table instead.
+        print_table(scope_table(est), shrinking=1, least=VALUE_LEAST)
     raise typer.Exit(EXIT_OK if est.found else EXIT_NOTHING)

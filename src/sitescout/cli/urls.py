@@ -21,7 +21,7 @@ from .._api import walk as start_walk
 from .._core import Batch
 from .._errors import UsageError
 from .._models import Entry
-from .._signals import ctrl_c_ignored
+from .._signals import RunEnd, ctrl_c_ignored
 from .._table import COLUMNS, ParquetWriter
 from .._walk import Walk
 from ._app import (
@@ -51,6 +51,7 @@ from ._app import (
     usage_error,
     with_walk_flags,
 )
+from ._site import site_argument
 
 
 class Format(StrEnum):
@@ -248,11 +249,14 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~umask
 
 
-async def _stream(walk: Walk, output: _Output, tally: Tally, progress: WalkProgress) -> None:
+async def _stream(
+    walk: Walk, output: _Output, tally: Tally, progress: WalkProgress, end: RunEnd
+) -> None:
     async for batch in walk.batches():
         output.write(batch)
         tally.add(batch)
         progress.update(walk.report)
+    end.reached()  # the walk is over and its last entry written: the run has finished
 
 
 @app.command()
@@ -288,6 +292,7 @@ def urls(
     setup_logging(verbose, quiet=quiet)
     check_render(render)
     to_file = output if output is not None and str(output) != "-" else None
+    url = site_argument(url, quiet=quiet or as_json)  # --json: stderr is the summary's
     try:
         options = inventory_options(
             url,
@@ -308,40 +313,44 @@ def urls(
         err.print(f"error: cannot write {output}: {exc.strerror or exc}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
     tally = Tally()
-    try:
-        with WalkProgress(not quiet) as progress:
-            asyncio.run(_stream(walk, out, tally, progress))
-    except KeyboardInterrupt:
-        walk.report.mark_partial("interrupted")
-    except BrokenPipeError:  # `| head` closed the pipe: stop quietly
-        sys.stderr.close()
-        raise typer.Exit(EXIT_OK) from None
-    except OSError as exc:  # a full disk, a vanished directory
-        _write_failed(out, output, exc)
-    except BaseException:
-        with ctrl_c_ignored():
-            out.close(keep=tally.total > 0)
-        raise
-    tally.settle(walk.report)
-    # A run that wrote no entry leaves an existing output file as it was, whatever the reason
-    # (an empty site, a base path or a source that matched nothing, a failure, Ctrl-C before
-    # the first batch); the report counts what was written (`settle`), so its code says so.
-    code = exit_code(walk.report)
-    kept = None
-    with ctrl_c_ignored():
+    # Ctrl-C once the last entry is written finds a finished run: it is ignored from then on
+    # (`RunEnd`), and the summary, the file and the exit code stay those of that run.
+    with RunEnd() as end:
         try:
-            out.close(keep=tally.total > 0)
-        except OSError as exc:
+            with WalkProgress(not quiet) as progress:
+                asyncio.run(_stream(walk, out, tally, progress, end))
+        except KeyboardInterrupt:
+            walk.report.mark_partial("interrupted")
+        except BrokenPipeError:  # `| head` closed the pipe: stop quietly
+            sys.stderr.close()
+            raise typer.Exit(EXIT_OK) from None
+        except OSError as exc:  # a full disk, a vanished directory
             _write_failed(out, output, exc)
-    if not tally.total and to_file is not None and out.path is not None:
-        kept = f"{to_file}: left as it was (no entry written)"
-        if not to_file.exists():
-            kept = f"{to_file}: not created (no entry written)"
-        walk.report.notes.append(kept)
-    print_summary(walk.report, as_json=as_json, quiet=quiet)
-    if kept is not None and not as_json and not quiet:
-        err.print(kept, markup=False)
-    raise typer.Exit(code)
+        except BaseException:
+            with ctrl_c_ignored():
+                out.close(keep=tally.total > 0)
+            raise
+        end.reached()  # interrupted or not, the summary is printed whole
+        tally.settle(walk.report)
+        # A run that wrote no entry leaves an existing output file as it was, whatever the reason
+        # (an empty site, a base path or a source that matched nothing, a failure, Ctrl-C before
+        # the first batch); the report counts what was written (`settle`), so its code says so.
+        code = exit_code(walk.report)
+        kept = None
+        with ctrl_c_ignored():
+            try:
+                out.close(keep=tally.total > 0)
+            except OSError as exc:
+                _write_failed(out, output, exc)
+        if not tally.total and to_file is not None and out.path is not None:
+            kept = f"{to_file}: left as it was (no entry written)"
+            if not to_file.exists():
+                kept = f"{to_file}: not created (no entry written)"
+            walk.report.notes.append(kept)
+        print_summary(walk.report, as_json=as_json, quiet=quiet)
+        if kept is not None and not as_json and not quiet:
+            err.print(kept, markup=False)
+        raise typer.Exit(code)
 
 
 def _write_failed(out: _Output, output: Path | None, exc: OSError) -> NoReturn:
