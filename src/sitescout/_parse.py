@@ -15,6 +15,7 @@ callers that want them; the walk takes the native rows instead (`take_rows()`).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
 
@@ -37,6 +38,8 @@ def normalize_rfc822(raw: str) -> str | None:
         return normalize_lastmod(value)
 
 
+_CHARSET_PARAM = re.compile(r"""charset\s*=\s*["']?([\w.:-]+)""", re.I)
+
 _REFUSAL = "not a sitemap"  # how the scanner starts the note of a refused document
 
 
@@ -44,18 +47,27 @@ class SitemapParser:
     """Parse one sitemap document fed in chunks.
 
     `url` is the document's final URL (after redirects): relative `<loc>` values resolve against
-    it. `depth` is stamped on every entry as provenance.
+    it. `depth` is stamped on every entry as provenance. `charset` is the encoding label the
+    HTTP Content-Type names (see `charset_of`): the document is read in it when its XML
+    declaration names none (a byte order mark wins over both). Every label of the WHATWG
+    Encoding Standard is read; an unknown one is noted and the document read as UTF-8.
     """
 
-    def __init__(self, url: str, *, depth: int = 1) -> None:
+    def __init__(self, url: str, *, depth: int = 1, charset: str | None = None) -> None:
         self.url = url
         self.depth = depth
         self.sitemaps: list[str] = []
         self.malformed: list[Malformed] = []
-        self._scanner = Scanner(url, depth)
+        self._scanner = Scanner(url, depth, charset)
         self._rows = Batch()
         self._entries: list[Entry] = []
         self._closed = False
+
+    @staticmethod
+    def charset_of(content_type: str | None) -> str | None:
+        """The `charset` parameter of a Content-Type header value, None without one."""
+        match = _CHARSET_PARAM.search(content_type) if content_type else None
+        return match.group(1) if match else None
 
     def feed(self, data: bytes) -> None:
         if self._closed or not data:
@@ -138,9 +150,11 @@ class SitemapParser:
             self.malformed.append(Malformed(raw, reason, self.url))
 
 
-def parse_document(data: bytes, url: str, *, depth: int = 1) -> SitemapParser:
+def parse_document(
+    data: bytes, url: str, *, depth: int = 1, charset: str | None = None
+) -> SitemapParser:
     """Parse a whole document at once (tests, scripts); the walker feeds chunks instead."""
-    parser = SitemapParser(url, depth=depth)
+    parser = SitemapParser(url, depth=depth, charset=charset)
     parser.feed(data)
     parser.close()
     return parser

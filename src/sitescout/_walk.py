@@ -559,7 +559,9 @@ class Walk:
         self.report.documents.append(record)
 
         def sink_for(resp: Response) -> _DocumentSink:
-            return _DocumentSink(self, SitemapParser(resp.final_url, depth=depth), record)
+            charset = SitemapParser.charset_of(resp.content_type)
+            parser = SitemapParser(resp.final_url, depth=depth, charset=charset)
+            return _DocumentSink(self, parser, record)
 
         resp, sink = await self._fetcher.fetch_into(url, sink_for, time_limit=self._time_limit())
         stopped_by = sink.stopped_by if sink is not None else None

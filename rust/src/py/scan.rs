@@ -41,10 +41,10 @@ impl Scanner {
 #[pymethods]
 impl Scanner {
     #[new]
-    #[pyo3(signature = (url, depth = 1))]
-    fn new(url: &str, depth: u32) -> Self {
+    #[pyo3(signature = (url, depth = 1, charset = None))]
+    fn new(url: &str, depth: u32, charset: Option<&str>) -> Self {
         Scanner {
-            inner: scan::Scanner::new(url),
+            inner: scan::Scanner::with_charset(url, charset),
             url: url.to_owned(),
             depth,
             failure: None,

@@ -86,45 +86,96 @@ impl Utf16 {
     }
 }
 
-/// A single-byte encoding an XML declaration may name.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SingleByte {
-    Latin1,
-    Windows1252,
+/// How a document's bytes become UTF-8, from the encoding label it declares (the XML
+/// declaration, else the HTTP charset; a byte order mark wins over both and never gets here).
+pub enum Choice {
+    /// Read as it is: UTF-8 and ASCII (a subset of it) need no decoding step.
+    Utf8,
+    /// A UTF-16 label without a byte order mark: read as UTF-8 (the caller says why).
+    Utf16WithoutBom,
+    /// A label the WHATWG Encoding Standard does not know (or its "replacement" encoding,
+    /// which would turn the whole document into one U+FFFD): read as UTF-8.
+    Unknown,
+    Decode(Transcoder),
 }
 
-const CP1252: [u16; 32] = [
-    0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039,
-    0x0152, 0xFFFD, 0x017D, 0xFFFD, 0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-    0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
-];
+/// Every label the WHATWG Encoding Standard knows, through `encoding_rs`, with two exceptions
+/// that keep the readings of the lxml parser this replaced: the ASCII labels read as UTF-8 (no
+/// decoding step), and the ISO-8859-1 labels as ISO-8859-1 itself (WHATWG reads them as
+/// windows-1252, which differs for bytes 0x80-0x9F only).
+pub fn choose(label: &str) -> Choice {
+    let lower = label
+        .trim_matches(|c: char| c.is_ascii_whitespace())
+        .to_ascii_lowercase();
+    match lower.as_str() {
+        "us-ascii" | "ascii" | "ansi_x3.4-1968" => return Choice::Utf8,
+        "iso-8859-1" | "iso8859-1" | "iso88591" | "iso_8859-1" | "iso_8859-1:1987" | "latin1"
+        | "latin-1" | "l1" | "cp819" | "ibm819" | "csisolatin1" | "iso-ir-100" => {
+            return Choice::Decode(Transcoder::Latin1)
+        }
+        _ => {}
+    }
+    match encoding_rs::Encoding::for_label(lower.as_bytes()) {
+        None => Choice::Unknown,
+        Some(e) if e == encoding_rs::REPLACEMENT => Choice::Unknown,
+        Some(e) if e == encoding_rs::UTF_8 => Choice::Utf8,
+        Some(e) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => {
+            Choice::Utf16WithoutBom
+        }
+        // No BOM sniffing: a byte order mark was looked for before the label was read.
+        Some(e) => Choice::Decode(Transcoder::Whatwg(e.new_decoder_without_bom_handling())),
+    }
+}
 
-impl SingleByte {
-    /// The encoding a declared name selects; None: read as UTF-8.
-    pub fn from_label(label: &str) -> Option<Self> {
-        match label.to_ascii_lowercase().as_str() {
-            "iso-8859-1" | "iso8859-1" | "iso_8859-1" | "latin1" | "latin-1" | "l1" => {
-                Some(SingleByte::Latin1)
-            }
-            "windows-1252" | "cp1252" => Some(SingleByte::Windows1252),
-            _ => None,
+/// A streaming decoder to UTF-8: a character cut by the end of a chunk is kept until the next
+/// one, so the output does not depend on how the input is split; work is linear in the input.
+pub enum Transcoder {
+    Latin1,
+    Whatwg(encoding_rs::Decoder),
+}
+
+impl Transcoder {
+    /// The encoding's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Transcoder::Latin1 => "ISO-8859-1",
+            Transcoder::Whatwg(d) => d.encoding().name(),
         }
     }
 
-    pub fn decode(self, data: &[u8], out: &mut Vec<u8>) {
-        out.reserve(data.len());
-        for &b in data {
-            if b < 0x80 {
-                out.push(b);
-                continue;
-            }
-            let c = match self {
-                SingleByte::Windows1252 if b < 0xA0 => {
-                    char::from_u32(u32::from(CP1252[usize::from(b - 0x80)])).unwrap_or('\u{fffd}')
+    /// Append `data` decoded to `out`; `last`: the input ends here (a cut character becomes
+    /// U+FFFD). True if some bytes were not of the encoding (each read as U+FFFD).
+    pub fn decode(&mut self, data: &[u8], last: bool, out: &mut Vec<u8>) -> bool {
+        let decoder = match self {
+            Transcoder::Latin1 => {
+                out.reserve(data.len());
+                for &b in data {
+                    if b < 0x80 {
+                        out.push(b);
+                    } else {
+                        push_char(out, char::from(b));
+                    }
                 }
-                _ => char::from(b),
-            };
-            push_char(out, c);
+                return false;
+            }
+            Transcoder::Whatwg(d) => d,
+        };
+        let mut src = data;
+        let mut replaced = false;
+        loop {
+            let room = decoder
+                .max_utf8_buffer_length(src.len())
+                .unwrap_or(64 * 1024)
+                .max(16);
+            let at = out.len();
+            out.resize(at + room, 0);
+            let (result, read, written, bad) = decoder.decode_to_utf8(src, &mut out[at..], last);
+            out.truncate(at + written);
+            replaced |= bad;
+            src = &src[read..];
+            if result == encoding_rs::CoderResult::InputEmpty {
+                return replaced;
+            }
         }
     }
 }
@@ -179,13 +230,66 @@ mod tests {
         }
     }
 
+    fn decoded(label: &str, chunks: &[&[u8]]) -> (String, bool) {
+        let Choice::Decode(mut t) = choose(label) else {
+            panic!("{label} is not decoded");
+        };
+        let mut out = Vec::new();
+        let mut bad = false;
+        for c in chunks {
+            bad |= t.decode(c, false, &mut out);
+        }
+        bad |= t.decode(b"", true, &mut out);
+        (String::from_utf8(out).unwrap(), bad)
+    }
+
     #[test]
-    fn single_byte() {
-        let mut out = Vec::new();
-        SingleByte::Windows1252.decode(b"a\x80\x81\xe9", &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), "a\u{20ac}\u{fffd}\u{e9}");
-        let mut out = Vec::new();
-        SingleByte::Latin1.decode(b"\x80\xff", &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), "\u{80}\u{ff}");
+    fn labels() {
+        assert!(matches!(choose(" UTF-8 "), Choice::Utf8));
+        assert!(matches!(choose("US-ASCII"), Choice::Utf8));
+        assert!(matches!(choose("utf-16"), Choice::Utf16WithoutBom));
+        assert!(matches!(choose("no-such-encoding"), Choice::Unknown));
+        assert!(matches!(choose("ISO-2022-KR"), Choice::Unknown));
+        for (label, name) in [
+            ("Shift_JIS", "Shift_JIS"),
+            ("sjis", "Shift_JIS"),
+            ("EUC-JP", "EUC-JP"),
+            ("gb2312", "GBK"),
+            ("big5", "Big5"),
+            ("cp1251", "windows-1251"),
+            ("koi8-r", "KOI8-R"),
+            ("latin2", "ISO-8859-2"),
+            ("windows-1252", "windows-1252"),
+            ("latin1", "ISO-8859-1"),
+        ] {
+            let Choice::Decode(t) = choose(label) else {
+                panic!("{label}");
+            };
+            assert_eq!(t.name(), name);
+        }
+    }
+
+    #[test]
+    fn multibyte_split_anywhere() {
+        // "日本" in Shift_JIS, then a lone lead byte at the end.
+        let sjis: &[u8] = b"/\x93\xfa\x96\x7b/";
+        let whole = decoded("shift_jis", &[sjis]);
+        assert_eq!(whole, ("/\u{65e5}\u{672c}/".to_owned(), false));
+        for cut in 0..=sjis.len() {
+            assert_eq!(decoded("shift_jis", &[&sjis[..cut], &sjis[cut..]]), whole);
+        }
+        let ones: Vec<&[u8]> = sjis.chunks(1).collect();
+        assert_eq!(decoded("shift_jis", &ones), whole);
+        assert_eq!(
+            decoded("shift_jis", &[b"a\x93"]),
+            ("a\u{fffd}".to_owned(), true)
+        );
+        assert_eq!(
+            decoded("koi8-r", &[b"\xf0\xd2\xc9"]),
+            ("\u{41f}\u{440}\u{438}".to_owned(), false)
+        );
+        // windows-1252 as WHATWG reads it; ISO-8859-1 as ISO-8859-1.
+        assert_eq!(decoded("cp1252", &[b"a\x80\xe9"]).0, "a\u{20ac}\u{e9}");
+        assert_eq!(decoded("iso-8859-1", &[b"\x80\xff"]).0, "\u{80}\u{ff}");
     }
 }

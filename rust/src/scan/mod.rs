@@ -19,7 +19,7 @@ use std::borrow::Cow;
 
 use crate::entry::{Entry, Malformed};
 use crate::urls::{self, Idna};
-use decode::{SingleByte, Utf16};
+use decode::{Choice, Transcoder, Utf16};
 pub use values::{normalize_lastmod, py_strip};
 
 /// The kind of a document, as the first bytes tell it.
@@ -141,7 +141,16 @@ pub struct Scanner {
     sniff: Vec<u8>,
     sniff_at: usize,
     utf16: Option<Utf16>,
-    single: Option<SingleByte>,
+    /// The HTTP charset (used when the XML declaration names no encoding).
+    charset: Option<String>,
+    /// Whether the encoding is settled (a byte order mark, the declaration or the charset).
+    decided: bool,
+    /// Decodes a document in an encoding other than UTF-8 and UTF-16 as it arrives.
+    front: Option<Transcoder>,
+    /// Bytes that were not of the `front` encoding were read as U+FFFD.
+    front_bad: bool,
+    /// Notes (false) and errors (true) about the encoding, told once the kind is known.
+    told: Vec<(bool, String)>,
     line: Vec<u8>,
     line_bytes: usize,
     cut: bool,
@@ -351,6 +360,12 @@ fn declared_encoding(body: &[u8]) -> Option<String> {
 impl Scanner {
     /// `url`: the document's final URL (relative values resolve against it).
     pub fn new(url: &str) -> Self {
+        Self::with_charset(url, None)
+    }
+
+    /// `charset`: the HTTP Content-Type's charset, used when the document does not declare its
+    /// encoding (a byte order mark, then the XML declaration, win over it).
+    pub fn with_charset(url: &str, charset: Option<&str>) -> Self {
         Scanner {
             out: Out {
                 base: url.to_owned(),
@@ -369,7 +384,11 @@ impl Scanner {
             sniff: Vec::new(),
             sniff_at: FIRST_SNIFF,
             utf16: None,
-            single: None,
+            charset: charset.map(str::to_owned),
+            decided: false,
+            front: None,
+            front_bad: false,
+            told: Vec::new(),
             line: Vec::new(),
             line_bytes: 0,
             cut: false,
@@ -427,6 +446,12 @@ impl Scanner {
             utf16.decode(data, &mut buf);
             self.accept(&buf, idna);
             self.scratch = buf;
+        } else if let Some(front) = self.front.as_mut() {
+            let mut buf = std::mem::take(&mut self.scratch);
+            buf.clear();
+            self.front_bad |= front.decode(data, false, &mut buf);
+            self.accept(&buf, idna);
+            self.scratch = buf;
         } else {
             self.accept(data, idna);
         }
@@ -435,7 +460,7 @@ impl Scanner {
     fn accept(&mut self, data: &[u8], idna: &mut dyn Idna) {
         if self.kind.is_none() {
             self.sniff.extend_from_slice(data);
-            if self.utf16.is_none()
+            if !self.decided
                 && (self.sniff.starts_with(b"\xff\xfe") || self.sniff.starts_with(b"\xfe\xff"))
             {
                 // UTF-16 (legal XML, and seen from Windows tools) becomes UTF-8 as it arrives,
@@ -444,8 +469,14 @@ impl Scanner {
                 let raw = std::mem::take(&mut self.sniff);
                 utf16.decode(&raw, &mut self.sniff);
                 self.utf16 = Some(utf16);
+                self.decided = true;
             }
             if self.sniff.len() < self.sniff_at {
+                return;
+            }
+            if !self.decided && !self.decide(false) {
+                // Each try reads the buffer: trying again once it has doubled keeps it linear.
+                self.sniff_at = 2 * self.sniff.len();
                 return;
             }
             let head = self
@@ -484,16 +515,10 @@ impl Scanner {
         let Stage::Xml(x) = &mut self.stage else {
             return;
         };
-        if let Some(single) = self.single {
-            let mut buf = Vec::with_capacity(data.len() + data.len() / 4);
-            single.decode(data, &mut buf);
-            x.feed(&buf, &mut self.out, idna);
-        } else {
-            if self.utf16.is_none() {
-                self.utf8.feed(data);
-            }
-            x.feed(data, &mut self.out, idna);
+        if self.utf16.is_none() && self.front.is_none() {
+            self.utf8.feed(data);
         }
+        x.feed(data, &mut self.out, idna);
     }
 
     /// Decide the kind from the first bytes; false: need more bytes.
@@ -513,6 +538,7 @@ impl Scanner {
             if starts_with_http(first) {
                 self.kind = Some(Kind::Text);
                 self.stage = Stage::Text;
+                self.tell_encoding();
                 self.text_feed(body, idna);
             } else {
                 self.not_a_sitemap("not XML and not a list of URLs");
@@ -548,28 +574,7 @@ impl Scanner {
             return true;
         };
         self.kind = Some(kind);
-        if self.utf16.is_none() {
-            if let Some(label) = declared_encoding(&filtered) {
-                let lower = label.to_ascii_lowercase();
-                self.single = SingleByte::from_label(&lower);
-                let utf8_like = matches!(
-                    lower.as_str(),
-                    "utf-8" | "utf8" | "us-ascii" | "ascii" | "utf-16" | "utf16"
-                );
-                if self.single.is_none() && !utf8_like {
-                    self.out
-                        .notes
-                        .push(format!("encoding {label:?} not supported: read as UTF-8"));
-                }
-                if lower.starts_with("utf-16") || lower.starts_with("utf16") {
-                    // UTF-16 without a byte order mark is not what it says (a strict parser
-                    // rejects it); these bytes are most likely UTF-8, and are read as such.
-                    self.out.errors.push(format!(
-                        "encoding {label:?} declared without a byte order mark: read as UTF-8"
-                    ));
-                }
-            }
-        }
+        self.tell_encoding();
         self.stage = Stage::Xml(Box::new(xml::Xml::new(kind)));
         let mut kept = Vec::with_capacity(filtered.len());
         let mut rest = 0;
@@ -580,6 +585,74 @@ impl Scanner {
         kept.extend_from_slice(&filtered[rest..]);
         self.xml_feed(&kept, idna);
         true
+    }
+
+    /// Settle how the bytes become UTF-8 from the first bytes (`sniff`, still raw); false:
+    /// need more. A byte order mark wins (UTF-16 is handled before this), then the XML
+    /// declaration's `encoding`, then the HTTP charset. From here on the bytes are decoded as they
+    /// arrive, so every later step reads UTF-8; UTF-8 itself is never decoded.
+    fn decide(&mut self, final_: bool) -> bool {
+        let buf = &self.sniff;
+        let head = &buf[buf.iter().take_while(|&&b| is_sniff_ws(b)).count()..];
+        // Leading whitespace is waited out; a declaration not ended within a kilobyte is none.
+        let wait = !final_ && head.len() < SNIFF_BYTES;
+        if wait && (BOM.starts_with(buf) || buf == b"\xff" || buf == b"\xfe") {
+            return false; // perhaps the start of a byte order mark
+        }
+        self.decided = true;
+        if buf.starts_with(BOM) {
+            return true;
+        }
+        const DECL: &[u8] = b"<?xml ";
+        if wait && head.len() < DECL.len() && DECL[..head.len()] == *head {
+            self.decided = false;
+            return false;
+        }
+        let mut declared = None;
+        if head.starts_with(b"<?xml") {
+            let head = decode::drop_controls(head);
+            match memchr::memmem::find(&head, b"?>") {
+                Some(_) => declared = declared_encoding(&head),
+                None if wait => {
+                    self.decided = false;
+                    return false;
+                }
+                None => {}
+            }
+        }
+        let Some(label) = declared.or_else(|| self.charset.clone()) else {
+            return true;
+        };
+        match decode::choose(&label) {
+            Choice::Utf8 => {}
+            Choice::Unknown => self.told.push((
+                false,
+                format!("encoding {label:?} not supported: read as UTF-8"),
+            )),
+            // UTF-16 without a byte order mark is not what it says (a strict parser rejects
+            // it); these bytes are most likely UTF-8, and are read as such.
+            Choice::Utf16WithoutBom => self.told.push((
+                true,
+                format!("encoding {label:?} declared without a byte order mark: read as UTF-8"),
+            )),
+            Choice::Decode(mut front) => {
+                let raw = std::mem::take(&mut self.sniff);
+                self.front_bad |= front.decode(&raw, final_, &mut self.sniff);
+                self.front = Some(front);
+            }
+        }
+        true
+    }
+
+    /// The encoding's notes and errors, once the document is known to be a sitemap.
+    fn tell_encoding(&mut self) {
+        for (error, what) in std::mem::take(&mut self.told) {
+            if error {
+                self.out.errors.push(what);
+            } else {
+                self.out.notes.push(what);
+            }
+        }
     }
 
     fn not_a_sitemap(&mut self, why: &str) {
@@ -665,19 +738,33 @@ impl Scanner {
             if !rest.is_empty() {
                 self.accept(&rest, idna);
             }
+        } else if let Some(front) = self.front.as_mut() {
+            let mut rest = Vec::new();
+            self.front_bad |= front.decode(b"", true, &mut rest);
+            if !rest.is_empty() {
+                self.accept(&rest, idna);
+            }
         }
         if self.kind.is_none() {
+            if !self.decided {
+                self.decide(true);
+            }
             self.start(true, idna);
         }
         match &mut self.stage {
             Stage::Text => self.end_text(idna),
             Stage::Xml(x) => {
                 x.close(&mut self.out);
-                if !self.utf8.ended_well() {
+                let bad = match &self.front {
+                    Some(front) if self.front_bad => Some(front.name()),
+                    Some(_) => None,
+                    None => (!self.utf8.ended_well()).then_some("UTF-8"),
+                };
+                if let Some(name) = bad {
                     self.out.damaged = true;
                     if self.out.errors.len() < MAX_ERRORS {
-                        let what = "bytes that are not UTF-8 (read as U+FFFD)";
-                        self.out.errors.push(what.to_owned());
+                        let what = format!("bytes that are not {name} (read as U+FFFD)");
+                        self.out.errors.push(what);
                     }
                 }
             }

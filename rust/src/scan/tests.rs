@@ -14,7 +14,11 @@ pub(super) struct Result {
 }
 
 pub(super) fn scan_chunks(chunks: &[&[u8]], truncated: bool) -> Result {
-    let mut s = Scanner::new("https://ex.com/sitemap.xml");
+    scan_with_charset(chunks, truncated, None)
+}
+
+fn scan_with_charset(chunks: &[&[u8]], truncated: bool, charset: Option<&str>) -> Result {
+    let mut s = Scanner::with_charset("https://ex.com/sitemap.xml", charset);
     let mut idna = NoIdna;
     let mut entries = Vec::new();
     let mut sitemaps = Vec::new();
@@ -259,11 +263,11 @@ fn encodings() {
     assert_eq!(urls_of(&scan(latin1)), ["http://a.com/%C3%A9"]);
     let cp1252 = b"<?xml version='1.0' encoding='windows-1252'?><urlset><url><loc>http://a.com/\x80</loc></url></urlset>";
     assert_eq!(urls_of(&scan(cp1252)), ["http://a.com/%E2%82%AC"]);
-    let other = scan(b"<?xml version='1.0' encoding='koi8-r'?><urlset><url><loc>http://a.com/x</loc></url></urlset>");
-    assert_eq!(urls_of(&other), ["http://a.com/x"]);
+    let other = scan(b"<?xml version='1.0' encoding='x-no-such'?><urlset><url><loc>http://a.com/\xc3\xa9</loc></url></urlset>");
+    assert_eq!(urls_of(&other), ["http://a.com/%C3%A9"]);
     assert_eq!(
         other.notes,
-        ["encoding \"koi8-r\" not supported: read as UTF-8"]
+        ["encoding \"x-no-such\" not supported: read as UTF-8"]
     );
     // Invalid UTF-8 becomes U+FFFD; the entry stays, the document is marked damaged.
     let bad = scan(
@@ -939,4 +943,52 @@ fn a_start_tag_name_cut_by_garbage_opens_nothing_and_bad_pis_are_damage() {
         let r = scan_chunks(&fine.chunks(size).collect::<Vec<_>>(), false);
         assert!(r.errors.is_empty(), "{size}: {:?}", r.errors);
     }
+}
+
+#[test]
+fn declared_and_http_encodings() {
+    // "/日本?q=東京" in Shift_JIS, fed whole and a byte at a time (which splits characters).
+    let sjis: &[u8] = b"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<urlset><url><loc>http://a.com/\x93\xfa\x96\x7b?q=\x93\x8c\x8b\x9e</loc></url></urlset>";
+    let want = ["http://a.com/%E6%97%A5%E6%9C%AC?q=%E6%9D%B1%E4%BA%AC"];
+    let ones: Vec<&[u8]> = sjis.chunks(1).collect();
+    for r in [scan(sjis), scan_chunks(&ones, false)] {
+        assert_eq!(urls_of(&r), want);
+        assert!(
+            r.notes.is_empty() && !r.damaged,
+            "{:?} {:?}",
+            r.notes,
+            r.errors
+        );
+    }
+    // Leading whitespace (more than a kilobyte) does not hide the declaration.
+    let spaced = [vec![b' '; 3000].as_slice(), sjis].concat();
+    let ones: Vec<&[u8]> = spaced.chunks(1).collect();
+    assert_eq!(urls_of(&scan_chunks(&ones, false)), want);
+    // KOI8-R "/при" from the HTTP charset when the declaration is silent; the declaration wins.
+    let koi = b"<urlset><url><loc>http://a.com/\xf0\xd2\xc9</loc></url></urlset>";
+    let r = scan_with_charset(&[koi], false, Some("koi8-r"));
+    assert_eq!(urls_of(&r), ["http://a.com/%D0%9F%D1%80%D0%B8"]);
+    let declared = [b"<?xml version='1.0' encoding='koi8-r'?>".as_slice(), koi].concat();
+    let r = scan_with_charset(&[&declared], false, Some("shift_jis"));
+    assert_eq!(urls_of(&r), ["http://a.com/%D0%9F%D1%80%D0%B8"]);
+    // A byte order mark wins over both.
+    let bom = [
+        b"\xef\xbb\xbf<?xml version='1.0' encoding='koi8-r'?>".as_slice(),
+        "<urlset><url><loc>http://a.com/\u{e9}</loc></url></urlset>".as_bytes(),
+    ]
+    .concat();
+    let r = scan_with_charset(&[&bom[..1], &bom[1..]], false, Some("koi8-r"));
+    assert_eq!(urls_of(&r), ["http://a.com/%C3%A9"]);
+    // A text sitemap in the HTTP charset.
+    let text = b"http://a.com/\xf0\xd2\xc9\nhttp://a.com/b\n";
+    let r = scan_with_charset(&[text], false, Some("KOI8-R"));
+    assert_eq!(
+        urls_of(&r),
+        ["http://a.com/%D0%9F%D1%80%D0%B8", "http://a.com/b"]
+    );
+    // Bytes that are not Shift_JIS: U+FFFD, and the document is damaged.
+    let bad = [&sjis[..sjis.len() - 21], b"\x93</loc></url></urlset>"].concat();
+    let r = scan(&bad);
+    assert!(r.damaged);
+    assert_eq!(r.errors, ["bytes that are not Shift_JIS (read as U+FFFD)"]);
 }
