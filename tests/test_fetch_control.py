@@ -390,8 +390,9 @@ def test_secrets_never_appear_in_output_logs_or_project_files(
         code, out, err = run("urls", a.url + "/", *secret_flags, *extra)
         assert code == 0, err
         outputs += [out, err]
-    code, out, err = run("report", a.url + "/", *secret_flags, "--json")
-    outputs += [out, err]
+    page = tmp_path / "report.html"
+    code, out, err = run("report", a.url + "/", *secret_flags, "-o", str(page), "--json")
+    outputs += [out, err, page.read_text(encoding="utf-8")]
     project = tmp_path / "project"
     code, out, err = run(
         "extract", a.url + "/", "--out", str(project), "--yes", *secret_flags, "-v"

@@ -164,7 +164,8 @@ def test_urls_json_keeps_stderr_for_the_summary(site: Site) -> None:
     assert json.loads(result.stderr)["errors"]  # stderr is the JSON summary alone
 
 
-@pytest.mark.parametrize("arg", ["./file", "-", "a b", "ftp://example.com/", "sitemap.xml"])
+# `./file`, `sitemap.xml` and `-` name files (stdin) now: tests/test_local_inputs.py.
+@pytest.mark.parametrize("arg", ["a b", "ftp://example.com/"])
 def test_what_is_not_a_host_is_refused_as_before(arg: str) -> None:
     result = invoke("urls", arg)
     assert result.exit_code == 2

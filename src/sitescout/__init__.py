@@ -30,7 +30,9 @@ network I/O; nothing imports `cli`):
     _select.py     page selection: filtering, scores, checklist, cap (pure)
     _html.py       one HTML page read into a PageInfo (pure)
     _cookies.py    cookies.txt reading and cookie matching for FetchConfig (pure)
-    _http.py       the only network I/O: client, retries, decoding, size caps, SSRF guard
+    _local.py      sitemaps read from disk (file:// URLs, --map folders): path rules, reads
+    _http.py       the only network I/O: client, retries, decoding, size caps, SSRF guard;
+                   local documents (via _local) take the same decoding path
     _signals.py    Ctrl-C around work that must not be torn
     _discover.py   the discovery chain: sitemap given -> robots.txt -> well-known paths
     _pool.py       the async driver/worker pool shared by the walk and the crawl

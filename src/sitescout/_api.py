@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
+import os
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +30,7 @@ from ._errors import NothingFoundError, UsageError, refuse_running_loop
 from ._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from ._http import AddressGuard, FetchConfig, Fetcher
 from ._select import LargeRun, Question, questions
-from ._walk import SyncEntries, Walk, WalkOptions, require_http_url
+from ._walk import SyncEntries, Walk, WalkOptions, require_http_url, require_walk_url
 
 log = logging.getLogger(__name__)
 
@@ -79,23 +80,32 @@ def _check_url(url: object) -> str:
     return require_http_url(url, "site URL")
 
 
-def walk(url: str, options: WalkOptions | None = None, **kwargs: Any) -> Walk:
+def _walk_url(url: object) -> str:
+    """A walk's start: an http(s) URL, a `file://` URL, or a path (`os.PathLike`) on disk."""
+    if isinstance(url, os.PathLike):
+        return Path(url).resolve().as_uri()
+    return require_walk_url(url, "site URL")
+
+
+def walk(url: str | os.PathLike[str], options: WalkOptions | None = None, **kwargs: Any) -> Walk:
     """Walk a site's sitemaps as an async iterable of batches of `Entry` (at most 1,000 each).
 
     `url` is a site URL (discovery runs) or a sitemap URL (walked directly). Keyword arguments
     are fields of `WalkOptions`, `FetchConfig` (`timeout`, `user_agent`, `max_document_bytes`, …) or
     `Budgets` (`max_fetches`, `max_depth`, …). After iteration, `walk.report` holds the report.
     """
-    return Walk(_check_url(url), walk_options(options, kwargs))
+    return Walk(_walk_url(url), walk_options(options, kwargs))
 
 
-def iter_urls(url: str, options: WalkOptions | None = None, **kwargs: Any) -> SyncEntries:
+def iter_urls(
+    url: str | os.PathLike[str], options: WalkOptions | None = None, **kwargs: Any
+) -> SyncEntries:
     """The same walk for scripts: a plain iterator of entries (`.report` when exhausted).
 
     Must not be called from inside a running event loop (`UsageError`); use `walk` there.
     """
     refuse_running_loop("iter_urls", instead="async for batch in walk(...)")
-    return SyncEntries(_check_url(url), walk_options(options, kwargs))
+    return SyncEntries(_walk_url(url), walk_options(options, kwargs))
 
 
 async def discover_sitemaps_async(

@@ -10,6 +10,11 @@ With an `AddressGuard`, every connection the client opens goes through `_Guarded
 is resolved by the guard, every address of the answer is checked, and the socket connects to one
 of those checked addresses, never to a second lookup's answer.
 
+Local documents: a `file://` URL, or one under a `--map` prefix, is read from disk by `_local`
+inside the same `fetch`, under the same time limit, through the same decoder and size cap, so
+the walk, discovery and the budgets have one path for every document. `offline` refuses every
+other URL without a request.
+
 Fetch control (`FetchConfig`): the user's headers and Basic auth go to the start origin only and
 cookies where their domain and path send them (`_cookies`), decided per request, so a redirect to
 another origin carries none of them. `--proxy` and, with `trust_env`, the environment's proxies
@@ -65,6 +70,8 @@ from ._errors import (
     TooManyRedirects,
     UsageError,
 )
+from ._local import LocalFiles, LocalMissing, LocalRefused, open_target, read_chunks
+from ._urls import is_http_url
 
 log = logging.getLogger(__name__)
 
@@ -1111,6 +1118,8 @@ class Fetcher:
         transport: httpx.AsyncBaseTransport | None = None,
         accept: str = "application/xml,text/xml;q=0.9,*/*;q=0.8",
         origin: str | None = None,
+        local: LocalFiles | None = None,
+        offline: bool = False,
     ) -> None:
         if config is not None and not isinstance(config, FetchConfig):
             raise UsageError(f"config must be a FetchConfig, got {config!r}")
@@ -1128,6 +1137,14 @@ class Fetcher:
         self._start: str | None = origin or (guard.root_url if guard is not None else None)
         self._secrets: tuple[str, dict[str, str]] | None = None  # the start origin's headers
         self._env_proxies = EnvProxies.read() if self.config.trust_env else EnvProxies()
+        # Files read instead of the network (`file://` URLs, `--map` prefixes); `offline`: no
+        # request at all, an http(s) URL that names no file is an error without one.
+        self.local = local
+        self.offline = offline
+
+    def reads_locally(self, url: str) -> bool:
+        """Whether `url` is read from disk, not requested."""
+        return self.local is not None and self.local.handles(url)
 
     async def __aenter__(self) -> Fetcher:
         cfg = self.config
@@ -1232,11 +1249,18 @@ class Fetcher:
         configured timeout).
         """
         result = Response(url=url, final_url=url)
-        if self._start is None:
-            self._start = url
+        local = self.reads_locally(url)
+        if not local and is_http_url(url):
+            # A walk rooted on a file has no network class of its own: its first http(s)
+            # document is the root the guard judges by, and the origin credentials go to.
+            if self._start is None or not is_http_url(self._start):
+                self._start = url
+            if self.guard is not None and not is_http_url(self.guard.root_url):
+                self.guard.root_url = url
         start = time.monotonic()
         async with self._slot(url):
-            await self._pace(url)  # the first request's turn, outside its time limit
+            if not local:
+                await self._pace(url)  # the first request's turn, outside its time limit
             await self._attempts(result, sink_factory, time_limit or self.config.timeout)
         result.elapsed = time.monotonic() - start
         self._remember_reach(result)
@@ -1318,6 +1342,8 @@ class Fetcher:
 
     async def _once(self, result: Response, sink_factory: SinkFactory) -> None:
         assert self._client is not None, "use Fetcher as an async context manager"
+        if (self.local is not None or self.offline) and await self._local(result, sink_factory):
+            return
         url = result.url
         seen: set[str] = set()
         result.redirects = []
@@ -1394,11 +1420,23 @@ class Fetcher:
         sink = sink_factory(result)
         if sink is None:
             return
+        try:
+            await self._decode_into(response.aiter_raw(), result, sink, encoding)
+        except httpx.TransportError as exc:
+            # Bytes already parsed stay parsed; no retry, which would only repeat them.
+            msg = f"{_describe(exc)} after {result.bytes} bytes"
+            raise NetworkError(msg, url=result.final_url) from exc
+
+    async def _decode_into(
+        self, raw: AsyncIterator[bytes], result: Response, sink: Sink, encoding: str
+    ) -> None:
+        """Decode `raw` into `sink` under the size cap: the one path every body takes, from the
+        network or from disk."""
         decoder = _Decoder(encoding, self.config.max_document_bytes)
         whole = True  # the body was read to its end, so its compressed layers must have ended
         try:
-            async for raw in response.aiter_raw():
-                for chunk in decoder.decode(raw):
+            async for piece in raw:
+                for chunk in decoder.decode(piece):
                     sink.feed(chunk)
                 result.bytes = decoder.bytes
                 if decoder.truncated or not await sink.drain():
@@ -1408,16 +1446,48 @@ class Fetcher:
                 sink.feed(chunk)
         except zlib.error as exc:
             raise NetworkError(f"corrupt compressed body: {exc}", url=result.final_url) from exc
-        except httpx.TransportError as exc:
-            # Bytes already parsed stay parsed; no retry, which would only repeat them.
-            msg = f"{_describe(exc)} after {decoder.bytes} bytes"
-            raise NetworkError(msg, url=result.final_url) from exc
         finally:
             result.bytes = decoder.bytes
             result.truncated = decoder.truncated
         if whole and not decoder.ended():
             msg = f"compressed body ended before its end marker, after {decoder.bytes} bytes"
             raise NetworkError(msg, url=result.final_url)
+
+    async def _local(self, result: Response, sink_factory: SinkFactory) -> bool:
+        """Serve `result.url` from disk when it names a file (`file://`, a `--map` prefix);
+        whether it did. Offline, an http(s) URL that names no file is refused unrequested."""
+        url = result.url
+        try:
+            target = self.local.target(url) if self.local is not None else None
+        except LocalRefused as exc:
+            raise NetworkError(f"refused: {exc}", url=url) from None
+        if target is None:
+            if self.offline:
+                raise NetworkError("not fetched (offline)", url=url)
+            return False
+        result.final_url = url
+        result.redirects = []
+        result.unreachable = None
+        try:
+            fd = open_target(target)
+        except LocalMissing as exc:
+            result.status = 404  # a missing file answers like a missing page
+            raise HTTPError(f"HTTP 404: {exc}", url=url, status=404) from None
+        except LocalRefused as exc:
+            raise NetworkError(str(exc), url=url) from None
+        result.status = 200
+        result.error = None
+        try:
+            sink = sink_factory(result)
+            if sink is None:
+                return True
+            async with contextlib.aclosing(read_chunks(fd, target.path)) as chunks:
+                await self._decode_into(chunks, result, sink, "")
+        except LocalRefused as exc:
+            raise NetworkError(f"{exc} after {result.bytes} bytes", url=url) from None
+        finally:
+            os.close(fd)
+        return True
 
 
 def _waited_too_long(error: FetchError, asked: float, left: float) -> FetchError:

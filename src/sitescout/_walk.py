@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit
 
 from ._budget import BudgetName, Budgets, BudgetTracker, budget_label, order_children
 from ._core import Batch, SeenSet
@@ -40,8 +41,9 @@ from ._http import AddressGuard, FetchConfig, Fetcher, Response, render_problem
 from ._ledger import WalkLedger
 from ._llms import SOURCE as LLMS
 from ._llms import LlmsLink
+from ._local import STDIN_URL, LocalFiles, check_maps, is_file_url, local_child
 from ._locale import base_prefix, filter_children, path_locale, require_locale
-from ._models import DocumentRecord, Entry, WalkReport
+from ._models import DocumentRecord, Entry, Malformed, WalkReport
 from ._parse import SitemapParser
 from ._pool import Pool
 from ._urls import document_key, is_http_url, looks_like_sitemap_url, origin_of
@@ -83,6 +85,9 @@ class WalkOptions:
     render: bool = False  # the crawl loads pages in headless Chromium
     source: str = "auto"  # one of SOURCES
     llms_txt: str | None = None  # the llms.txt to read instead of looking for one
+    # Documents whose URL starts with a prefix are read from its folder, never requested.
+    maps: tuple[tuple[str, str], ...] = ()
+    offline: bool = False  # no request at all: http(s) documents no map covers are skipped
 
     def __post_init__(self) -> None:
         # Checked here, before any request: `concurrency=0` starts no worker and waits forever,
@@ -106,11 +111,27 @@ class WalkOptions:
             if not isinstance(self.locale, str):
                 raise UsageError(f"locale must be a string, got {self.locale!r}")
             require_locale(self.locale)
-        for name in ("alternates", "filter_locales", "ssrf_guard", "crawl", "render"):
+        object.__setattr__(self, "maps", check_maps(self.maps))
+        if self.offline is True and self.crawl:
+            raise UsageError("offline and crawl cannot be combined: the crawl fetches pages")
+        for name in ("alternates", "filter_locales", "ssrf_guard", "crawl", "render", "offline"):
             if not isinstance(getattr(self, name), bool):
                 raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.render and (problem := render_problem(self.fetch)) is not None:
             raise UsageError(problem)
+
+
+def require_walk_url(value: object, name: str) -> str:
+    """`value` when a walk can start there: an http(s) URL, or a `file://` URL of a sitemap
+    on disk; UsageError naming `name` otherwise."""
+    if is_file_url(value):
+        assert isinstance(value, str)
+        if urlsplit(value).netloc not in ("", "localhost"):
+            raise UsageError(f"{name}: a file URL on another host cannot be read: {value!r}")
+        return value
+    if not is_http_url(value):
+        raise UsageError(f"{name} must be an http(s) URL, got {value!r}")  # or a file:// one
+    return value
 
 
 def require_http_url(value: object, name: str) -> str:
@@ -176,10 +197,15 @@ class Walk:
         """`hand_off(index_url, children)` sees the child sitemaps of every root sitemap index
         before they are walked; when it returns True they are left out of this walk (the batch
         pipeline walks a huge site's leaves as tasks of their own)."""
-        self.url = require_http_url(url, "site URL")
+        self.url = require_walk_url(url, "site URL")
         if options is not None and not isinstance(options, WalkOptions):
             raise UsageError(f"options must be a WalkOptions, got {options!r}")
         self.options = options or WalkOptions()
+        # A walk of a file on disk: the file is the one root sitemap, no discovery, no crawl.
+        self._local_root = is_file_url(url)
+        if self._local_root and (self.options.crawl or self.options.source == "llms"):
+            raise UsageError("a file on disk is read as a sitemap: no crawl, no llms.txt source")
+        self._offline_skipped = 0
         self._hand_off = hand_off
         self.report = WalkReport()
         self.discovery: Discovery | None = None
@@ -207,7 +233,7 @@ class Walk:
         self._pending_children: dict[int, list[str]] = {}
         # §7: a non-root base path scopes which page URLs are yielded; a sitemap URL given
         # directly implies no prefix.
-        direct = self.options.sitemap is not None or looks_like_sitemap_url(url)
+        direct = self.options.sitemap is not None or self._local_root or looks_like_sitemap_url(url)
         self.prefix = None if direct else base_prefix(url)
         self._ledger = WalkLedger(
             self.report,
@@ -263,7 +289,14 @@ class Walk:
     async def _work(self) -> None:
         opts = self.options
         guard = AddressGuard(self.url) if opts.ssrf_guard else None
-        async with Fetcher(opts.fetch, guard=guard, origin=self.url) as fetcher:
+        local = LocalFiles(opts.maps, root=self.url if self._local_root else None)
+        async with Fetcher(
+            opts.fetch,
+            guard=guard,
+            origin=self.url,
+            local=local if local else None,
+            offline=opts.offline,
+        ) as fetcher:
             self._fetcher = fetcher
             ticker = asyncio.create_task(self._flush_waiting())
             try:
@@ -414,7 +447,7 @@ class Walk:
         """§2 with every tried sitemap walked whole; then llms.txt and the link crawl (§10)."""
         plan = DiscoveryPlan(
             self.url,
-            self.options.sitemap,
+            self.url if self._local_root else self.options.sitemap,
             user_agent=fetcher.config.user_agent,
             rules=WALK_CRAWL if self.options.crawl else WALK,
         )
@@ -449,6 +482,9 @@ class Walk:
             await self._crawl()
             return
         if found.source != "none" or not crawl_fallback or self._stop_urls or self._budget.hit:
+            return
+        if self.options.offline:
+            self.report.notes.append("offline: no llms.txt, no link crawl")
             return
         if self.options.source == "auto" and await self._walk_llms(fetcher):
             return
@@ -528,6 +564,9 @@ class Walk:
         if key in self._visited:
             return False
         self._visited.add(key)
+        if self.options.offline and not self._fetcher.reads_locally(url):
+            self._offline_skipped += 1  # offline: never requested, counted in a note
+            return False
         self._pool.put((url, depth, url in self._probes))
         return True
 
@@ -644,6 +683,8 @@ class Walk:
         """Move what the parser produced into batches; awaits when the consumer is behind."""
         rows, sitemaps, malformed = parser.take_rows()
         record.entries += len(rows)
+        if malformed and is_file_url(parser.url) and parser.kind == "sitemapindex":
+            malformed = self._local_children(parser, malformed, sitemaps)
         if sitemaps:
             self._pending_children.setdefault(id(parser), []).extend(sitemaps)
         report = self.report
@@ -670,6 +711,23 @@ class Walk:
         await self._emit(self._fresh(entries))
         if self.options.alternates:
             await self._emit(self._alternates_of(entries))
+
+    @staticmethod
+    def _local_children(
+        parser: SitemapParser, malformed: list[Malformed], sitemaps: list[str]
+    ) -> list[Malformed]:
+        """A local index's relative `<loc>`s as `file://` children beside or below it (the
+        scanner resolves only to http(s)); what cannot be one stays malformed."""
+        left: list[Malformed] = []
+        for bad in malformed:
+            child = local_child(parser.url, bad.raw) if parser.url != STDIN_URL else None
+            if child is None:
+                if parser.url != STDIN_URL and not urlsplit(bad.raw.strip()).scheme:
+                    bad = replace(bad, reason="a path that leaves the folder of its index")
+                left.append(bad)
+            else:
+                sitemaps.append(child)
+        return left
 
     def _fresh(self, entries: list[Entry]) -> Iterator[Entry]:
         seen_add = self._seen.add
@@ -837,6 +895,11 @@ class Walk:
             self._unread[budget] = self._unread.get(budget, 0) + 1
 
     def _note_unread(self) -> None:
+        if self._offline_skipped:
+            count = self._offline_skipped
+            self.report.notes.append(
+                f"offline: {count} http(s) sitemap document{'s' if count != 1 else ''} not fetched"
+            )
         for budget, count in self._unread.items():
             self.report.notes.append(
                 f"{count} sitemap document{'s' if count != 1 else ''} left unread: "

@@ -177,6 +177,35 @@ LlmsTxt = Annotated[
     str | None,
     typer.Option("--llms-txt", help="Read this llms.txt instead of looking for one."),
 ]
+MapArg = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--map",
+        metavar="URL-PREFIX=DIR",
+        help="Read documents whose URL starts with URL-PREFIX from DIR instead of the network"
+        " (repeatable).",
+    ),
+]
+Offline = Annotated[
+    bool,
+    typer.Option(
+        "--offline", help="Make no request: http(s) sitemaps no --map covers are skipped."
+    ),
+]
+
+
+def parse_maps(values: list[str] | None) -> tuple[tuple[str, str], ...]:
+    """`--map URL-PREFIX=DIR` values as (prefix, folder) pairs; UsageError for a bad one (the
+    walk's options check the prefix and the folder)."""
+    out: list[tuple[str, str]] = []
+    for value in values or ():
+        prefix, sep, folder = value.partition("=")
+        if not sep or not prefix or not folder:
+            raise UsageError(f"--map: expected URL-PREFIX=DIR, got {value!r}")
+        out.append((prefix, folder))
+    return tuple(out)
+
+
 # `scope` and `groups` answer on stdout: a table, or this JSON.
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 # `urls` and `batch` write the alternates out; `groups` and `report` count them.
@@ -526,6 +555,8 @@ def inventory_options(
     render: bool = False,
     source: str = "auto",
     llms_txt: str | None = None,
+    maps: list[str] | None = None,
+    offline: bool = False,
 ) -> WalkOptions:
     """The walk of the inventory commands (`urls`, `groups`, `report`, `batch`): no budgets
     unless given. A locale in the site URL's path filters shards (`batch` decides that per
@@ -548,6 +579,8 @@ def inventory_options(
         render=render,
         source=str(source),
         llms_txt=llms_txt,
+        maps=parse_maps(maps),
+        offline=offline,
     )
 
 

@@ -24,7 +24,9 @@ from ._app import (
     Crawl,
     LlmsTxt,
     Locale,
+    MapArg,
     NoAlternatesCounted,
+    Offline,
     PageSource,
     Quiet,
     Sitemap,
@@ -120,7 +122,9 @@ def groups_json(groups: list[PathGroup], walk: Walk, depth: int) -> dict[str, An
 @app.command()
 @with_walk_flags(concurrency=8)
 def groups(
-    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
+    url: Annotated[
+        str, typer.Argument(help="Site URL, sitemap URL, or sitemap file ('-': stdin).")
+    ],
     as_json: AsJson = False,
     depth: Annotated[
         int, typer.Option(min=1, max=8, help="Path segments per group (2: /docs/api/*).")
@@ -133,12 +137,14 @@ def groups(
     crawl: Crawl = False,
     source: Source = PageSource.auto,
     llms_txt: LlmsTxt = None,
+    maps: MapArg = None,
+    offline: Offline = False,
     quiet: Quiet = False,
     verbose: Verbose = 0,
 ) -> None:
     """Walk the site and group its URLs by path: counts, a bar and an example per group."""
     setup_logging(verbose, quiet=quiet)
-    url = site_argument(url, quiet=quiet)
+    url = site_argument(url, quiet=quiet, files=True)
     try:
         options = inventory_options(
             url,
@@ -149,6 +155,8 @@ def groups(
             crawl=crawl,
             source=source,
             llms_txt=llms_txt,
+            maps=maps,
+            offline=offline,
         )
         walk = start_walk(url, options)
         grouper = PathGrouper(depth)

@@ -25,7 +25,7 @@ from .._api import walk as start_walk
 from .._errors import UsageError
 from .._models import WalkReport
 from .._signals import RunEnd
-from .._urls import assume_https, is_http_url
+from .._urls import is_http_url
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -34,7 +34,9 @@ from ._app import (
     Crawl,
     LlmsTxt,
     Locale,
+    MapArg,
     NoAlternatesCounted,
+    Offline,
     PageSource,
     Quiet,
     Render,
@@ -283,13 +285,26 @@ _INVENTORY_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 
 
 def _looks_like_url(value: str) -> bool:
-    """A site to walk, unless it names a file: an existing one (a file named `example.com`
-    wins over the bare host), or one with an inventory's suffix."""
-    if is_http_url(value):
+    """A site or a sitemap to walk, unless it names a saved inventory: a path with an
+    inventory's suffix (`.jsonl`, `.ndjson`, `.json`, `.csv`, `.parquet`), or an existing file
+    that starts like one (a JSON object, Parquet's magic bytes). Any other path, `-` (stdin)
+    and a `file://` URL are sitemap documents, walked like a site's."""
+    if is_http_url(value) or "://" in value or value == "-":
         return True
-    if Path(value).exists():
+    if value.lower().endswith(_INVENTORY_SUFFIXES):
         return False
-    return assume_https(value)[1] or not value.lower().endswith(_INVENTORY_SUFFIXES)
+    return not _starts_like_inventory(Path(value))
+
+
+def _starts_like_inventory(path: Path) -> bool:
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as file:
+            head = file.read(64)
+    except OSError:
+        return False
+    return head.startswith(b"PAR1") or head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
 
 
 @app.command()
@@ -297,7 +312,10 @@ def _looks_like_url(value: str) -> bool:
 def report(
     url_or_file: Annotated[
         str,
-        typer.Argument(help="Site URL to walk, or an inventory saved by `sitescout urls`."),
+        typer.Argument(
+            help="Site URL to walk, a sitemap file ('-': stdin), or an inventory saved by"
+            " `sitescout urls` (.jsonl, .csv, .parquet)."
+        ),
     ],
     output: Annotated[
         Path, typer.Option("--output", "-o", help="The HTML file to write ('-': stdout).")
@@ -311,6 +329,8 @@ def report(
     render: Render = False,
     source: Source = PageSource.auto,
     llms_txt: LlmsTxt = None,
+    maps: MapArg = None,
+    offline: Offline = False,
     as_json: Annotated[
         bool,
         typer.Option("--json", help="Summary as JSON on stderr (stdout may carry the page)."),
@@ -335,7 +355,8 @@ def report(
         if _looks_like_url(url_or_file):
             check_render(render)
             code, builder, walk_report, info, title = _from_walk(
-                site_argument(url_or_file, quiet=quiet or as_json),  # --json: stderr is JSON
+                # --json: stderr is JSON
+                site_argument(url_or_file, quiet=quiet or as_json, files=True),
                 progress=not quiet and not as_json,
                 sitemap=sitemap,
                 flags=flags,
@@ -345,6 +366,8 @@ def report(
                 render=render,
                 source=source,
                 llms_txt=llms_txt,
+                maps=maps,
+                offline=offline,
             )
         else:
             builder = ReportBuilder()

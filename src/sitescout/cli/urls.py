@@ -31,7 +31,9 @@ from ._app import (
     Crawl,
     LlmsTxt,
     Locale,
+    MapArg,
     NoAlternates,
+    Offline,
     PageSource,
     Quiet,
     Render,
@@ -262,7 +264,9 @@ async def _stream(
 @app.command()
 @with_walk_flags(concurrency=8)
 def urls(
-    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
+    url: Annotated[
+        str, typer.Argument(help="Site URL, sitemap URL, or sitemap file ('-': stdin).")
+    ],
     format: Annotated[
         Format,
         typer.Option(
@@ -282,6 +286,8 @@ def urls(
     render: Render = False,
     source: Source = PageSource.auto,
     llms_txt: LlmsTxt = None,
+    maps: MapArg = None,
+    offline: Offline = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Summary as JSON on stderr (stdout stays data).")
     ] = False,
@@ -292,7 +298,7 @@ def urls(
     setup_logging(verbose, quiet=quiet)
     check_render(render)
     to_file = output if output is not None and str(output) != "-" else None
-    url = site_argument(url, quiet=quiet or as_json)  # --json: stderr is the summary's
+    url = site_argument(url, quiet=quiet or as_json, files=True)  # --json: stderr is the summary's
     try:
         options = inventory_options(
             url,
@@ -304,6 +310,8 @@ def urls(
             render=render,
             source=source,
             llms_txt=llms_txt,
+            maps=maps,
+            offline=offline,
         )
         walk = start_walk(url, options)
         out = _Output(to_file, format)
