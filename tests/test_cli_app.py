@@ -20,6 +20,12 @@ SHARED = [
     "max_bytes",
     "max_urls",
     "deadline",
+    "since",
+    "since_strict",
+    "include",
+    "exclude",
+    "sitemap_include",
+    "sitemap_exclude",
     # the fetch control of `FetchFlags`, after the walk's own
     "header",
     "cookie",

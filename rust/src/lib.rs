@@ -5,6 +5,7 @@
 
 pub mod batch;
 pub mod entry;
+pub mod filter;
 pub mod scan;
 pub mod seen;
 pub mod urls;

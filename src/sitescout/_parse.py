@@ -57,6 +57,8 @@ class SitemapParser:
         self.url = url
         self.depth = depth
         self.sitemaps: list[str] = []
+        # The `<lastmod>` of each child sitemap of an index that gives one (ISO 8601).
+        self.sitemap_lastmods: dict[str, str] = {}
         self.malformed: list[Malformed] = []
         self._scanner = Scanner(url, depth, charset)
         self._rows = Batch()
@@ -146,6 +148,7 @@ class SitemapParser:
             self._rows.extend(rows)
         if sitemaps:
             self.sitemaps.extend(sitemaps)
+            self.sitemap_lastmods.update(self._scanner.take_sitemap_lastmods())
         for raw, reason in malformed:
             self.malformed.append(Malformed(raw, reason, self.url))
 

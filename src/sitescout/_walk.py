@@ -17,10 +17,11 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from ._budget import BudgetName, Budgets, BudgetTracker, budget_label, order_children
-from ._core import Batch, SeenSet
+from ._core import Batch, SeenSet, UrlFilter
 from ._crawl import Crawler, CrawlOptions, SitemapFound
 from ._discover import (
     WALK,
@@ -46,6 +47,7 @@ from ._locale import base_prefix, filter_children, path_locale, require_locale
 from ._models import DocumentRecord, Entry, Malformed, WalkReport
 from ._parse import SitemapParser
 from ._pool import Pool
+from ._since import as_utc
 from ._urls import document_key, is_http_url, looks_like_sitemap_url, origin_of
 
 log = logging.getLogger(__name__)
@@ -88,6 +90,19 @@ class WalkOptions:
     # Documents whose URL starts with a prefix are read from its folder, never requested.
     maps: tuple[tuple[str, str], ...] = ()
     offline: bool = False  # no request at all: http(s) documents no map covers are skipped
+    # Filters that save fetches. `since`: page URLs and index children whose lastmod is older
+    # are dropped (children not fetched); a naive datetime means UTC; no lastmod is kept unless
+    # `since_strict` (pages only). Patterns are regexes (linear-time engine) searched in the URL:
+    # kept when one include matches (or there is none) and no exclude does.
+    since: datetime | None = None
+    since_strict: bool = False
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    sitemap_include: tuple[str, ...] = ()
+    sitemap_exclude: tuple[str, ...] = ()
+    # url -> bool for each child sitemap of an index: False leaves it unfetched; raising records
+    # an error for that child.
+    sitemap_filter: Callable[[str], bool] | None = None
 
     def __post_init__(self) -> None:
         # Checked here, before any request: `concurrency=0` starts no worker and waits forever,
@@ -119,6 +134,44 @@ class WalkOptions:
                 raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.render and (problem := render_problem(self.fetch)) is not None:
             raise UsageError(problem)
+        self._check_filters()
+
+    def _check_filters(self) -> None:
+        if self.since is not None:
+            if not isinstance(self.since, datetime):
+                raise UsageError(f"since must be a datetime, got {self.since!r}")
+            try:
+                object.__setattr__(self, "since", as_utc(self.since))
+            except (OverflowError, ValueError):
+                raise UsageError(f"since is out of range in UTC: {self.since!r}") from None
+        if not isinstance(self.since_strict, bool):
+            raise UsageError(f"since_strict must be True or False, got {self.since_strict!r}")
+        for name in ("include", "exclude", "sitemap_include", "sitemap_exclude"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple | list) or not all(isinstance(p, str) for p in value):
+                raise UsageError(f"{name} must be a sequence of regex strings, got {value!r}")
+            object.__setattr__(self, name, tuple(value))
+            for pattern in value:
+                try:
+                    UrlFilter([pattern])
+                except ValueError as exc:
+                    raise UsageError(f"{name}: invalid regex {exc}") from None
+        if self.sitemap_filter is not None and not callable(self.sitemap_filter):
+            raise UsageError(f"sitemap_filter must be callable, got {self.sitemap_filter!r}")
+
+    def page_filter(self) -> UrlFilter | None:
+        """The native filter of page rows; None when nothing would be dropped."""
+        if self.since is None and not self.include and not self.exclude:
+            return None
+        since = self.since.isoformat() if self.since is not None else None
+        return UrlFilter(list(self.include), list(self.exclude), since, self.since_strict)
+
+    def child_filter(self) -> UrlFilter | None:
+        """The native filter of an index's child sitemaps; None when none is set."""
+        if self.since is None and not self.sitemap_include and not self.sitemap_exclude:
+            return None
+        since = self.since.isoformat() if self.since is not None else None
+        return UrlFilter(list(self.sitemap_include), list(self.sitemap_exclude), since, False)
 
 
 def require_walk_url(value: object, name: str) -> str:
@@ -211,6 +264,10 @@ class Walk:
         self.discovery: Discovery | None = None
         self._budget = BudgetTracker(self.options.budgets)
         self._seen = SeenSet()
+        # Filters that save fetches, built once per walk (None: nothing to check per URL).
+        self._page_filter = self.options.page_filter()
+        self._child_filter = self.options.child_filter()
+        self._filtered_pages = 0
         self._visited: set[str] = set()
         # Documents as (url, depth, probe); batches go out through a small bounded queue.
         self._pool: Pool[tuple[str, int, bool], list[Entry] | Batch] = Pool(
@@ -305,6 +362,7 @@ class Walk:
             finally:
                 await self._stop_ticker(ticker)
         self._note_unread()
+        self._note_filtered()
         self._ledger.finish()
         await self._flush_pending()
 
@@ -652,6 +710,10 @@ class Walk:
         record.children = len(children)
         if not children:
             return
+        if self._child_filter is not None or self.options.sitemap_filter is not None:
+            children = self._filter_children(record, parser, children)
+            if not children:
+                return
         if not self._budget.depth_allows_children(record.depth):
             self._budget.drop_children(len(children))
             self.report.dropped_children += len(children)
@@ -694,6 +756,11 @@ class Walk:
                 report.malformed.append(bad)
         if not rows:
             return
+        page_filter = self._page_filter
+        if page_filter is not None:
+            self._filtered_pages += page_filter.retain(rows)
+            if not rows:
+                return
         if self.prefix is None and self._llms_index is None:
             # Nothing to decide per entry in Python: rows stay in the native core.
             if self.options.alternates:
@@ -702,6 +769,8 @@ class Walk:
                 dropped, alternates = rows.retain_new(self._seen), None
             report.duplicates += dropped
             await self._emit_rows(rows)
+            if alternates and page_filter is not None:
+                page_filter.retain(alternates, dated=False)  # an alternate shares its page's date
             if alternates:
                 await self._emit_rows(alternates)
             return
@@ -761,6 +830,8 @@ class Walk:
         for entry in entries:
             for alt in entry.alternates:
                 if not self._seen.add(alt.url):
+                    continue
+                if self._page_filter is not None and not self._page_filter.keeps_url(alt.url):
                     continue
                 if self.prefix is not None and not self._ledger.in_scope(alt.url):
                     continue
@@ -893,6 +964,65 @@ class Walk:
     def _left_unread(self, budget: BudgetName | None) -> None:
         if budget is not None:
             self._unread[budget] = self._unread.get(budget, 0) + 1
+
+    def _note_filtered(self) -> None:
+        if self._filtered_pages:
+            count = self._filtered_pages
+            self.report.notes.append(
+                f"filters dropped {count} page URL{'s' if count != 1 else ''}" + self._since_words()
+            )
+
+    def _since_words(self) -> str:
+        since = self.options.since
+        return f" (since {since.isoformat()})" if since is not None else ""
+
+    def _filter_children(
+        self, record: DocumentRecord, parser: SitemapParser, children: list[str]
+    ) -> list[str]:
+        """The children of an index the filters keep; the others are noted, never fetched."""
+        native, call = self._child_filter, self.options.sitemap_filter
+        lastmods = parser.sitemap_lastmods
+        kept: list[str] = []
+        old: list[str] = []
+        excluded: list[str] = []
+        for child in children:
+            if native is not None and not native.keeps_lastmod(lastmods.get(child)):
+                old.append(child)
+                continue
+            if native is not None and not native.keeps_url(child):
+                excluded.append(child)
+                continue
+            if call is not None:
+                try:
+                    keep = bool(call(child))
+                except Exception as exc:  # the caller's code: its failure is that child's error
+                    failed = DocumentRecord(url=child, depth=record.depth + 1)
+                    self._ledger.record_failure(
+                        failed,
+                        f"sitemap_filter raised {type(exc).__name__}: {exc}",
+                        "InternalError",
+                    )
+                    continue
+                if not keep:
+                    excluded.append(child)
+                    continue
+            kept.append(child)
+        report = self.report
+        if old:
+            report.skipped_sitemaps.extend(old)
+            since = self.options.since
+            assert since is not None
+            report.notes.append(
+                f"{record.url}: skipped {len(old)} child sitemaps unchanged since "
+                f"{since.isoformat()}"
+            )
+        if excluded:
+            report.skipped_sitemaps.extend(excluded)
+            report.notes.append(
+                f"{record.url}: skipped {len(excluded)} child sitemaps excluded by the "
+                "sitemap filters"
+            )
+        return kept
 
     def _note_unread(self) -> None:
         if self._offline_skipped:

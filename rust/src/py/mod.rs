@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 pub mod batch;
+mod filter;
 mod scan;
 pub mod seen;
 mod urls;
@@ -14,6 +15,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // prints, so the default hook's message to stderr is silenced (this module's own runtime).
     std::panic::set_hook(Box::new(|_| {}));
     batch::register(m)?;
+    filter::register(m)?;
     scan::register(m)?;
     seen::register(m)?;
     urls::register(m)?;

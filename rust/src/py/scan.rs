@@ -86,6 +86,12 @@ impl Scanner {
         self.inner.damaged() || self.failure.is_some()
     }
 
+    /// `(url, lastmod)` of the child sitemaps produced since the last call that have a
+    /// `<lastmod>` (ISO 8601 as `normalize_lastmod` gives it).
+    fn take_sitemap_lastmods(&mut self) -> Vec<(String, String)> {
+        self.inner.take_sitemap_lastmods()
+    }
+
     /// Entries (as a batch), child sitemap URLs and malformed values `(raw, reason)` produced
     /// since the last call.
     #[allow(clippy::type_complexity)]

@@ -64,6 +64,8 @@ pub(crate) struct Out {
     base: String,
     entries: Vec<Entry>,
     sitemaps: Vec<String>,
+    /// The `<lastmod>` of each child sitemap that has one, with its URL.
+    sitemap_lastmods: Vec<(String, String)>,
     malformed: Vec<Malformed>,
     notes: Vec<String>,
     errors: Vec<String>,
@@ -371,6 +373,7 @@ impl Scanner {
                 base: url.to_owned(),
                 entries: Vec::new(),
                 sitemaps: Vec::new(),
+                sitemap_lastmods: Vec::new(),
                 malformed: Vec::new(),
                 notes: Vec::new(),
                 errors: Vec::new(),
@@ -408,6 +411,11 @@ impl Scanner {
 
     pub fn take_sitemaps(&mut self) -> Vec<String> {
         std::mem::take(&mut self.out.sitemaps)
+    }
+
+    /// `(url, lastmod)` of the child sitemaps taken so far that have a `<lastmod>`.
+    pub fn take_sitemap_lastmods(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.out.sitemap_lastmods)
     }
 
     pub fn take_malformed(&mut self) -> Vec<Malformed> {

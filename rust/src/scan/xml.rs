@@ -1102,7 +1102,7 @@ impl Xml {
         match (kind, local) {
             (_, b"loc") => Role::Loc,
             (_, b"link") => Role::Link,
-            (Kind::Urlset, b"lastmod") => Role::Lastmod,
+            (Kind::Urlset | Kind::SitemapIndex, b"lastmod") => Role::Lastmod,
             (Kind::Urlset, b"priority") => Role::Priority,
             (Kind::Urlset, b"changefreq") => Role::Changefreq,
             (Kind::Urlset, b"image") => Role::Image,
@@ -1436,6 +1436,9 @@ impl Xml {
             }
             Kind::SitemapIndex => {
                 if let Some(url) = out.resolve(item.loc.flatten(), false, idna) {
+                    if let Some(lastmod) = item.lastmod {
+                        out.sitemap_lastmods.push((url.clone(), lastmod));
+                    }
                     out.sitemaps.push(url);
                 }
             }

@@ -28,7 +28,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 from ..__about__ import __version__
 from .._budget import Budgets
 from .._cookies import Cookie, parse_cookie, parse_cookies_txt
-from .._core import Batch
+from .._core import Batch, UrlFilter
 from .._errors import UsageError
 from .._http import (
     DEFAULT_USER_AGENT,
@@ -41,6 +41,7 @@ from .._http import (
 )
 from .._locale import path_locale
 from .._models import Entry, WalkReport
+from .._since import parse_since
 from .._walk import MAX_CONCURRENCY, Walk, WalkOptions
 
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
@@ -143,6 +144,71 @@ MaxFetches = Annotated[int | None, typer.Option(min=1, help="Sitemap fetch attem
 MaxBytes = Annotated[int | None, typer.Option(min=1, help="Decoded sitemap bytes allowed.")]
 MaxUrls = Annotated[int | None, typer.Option(min=1, help="Page URLs to collect at most.")]
 Deadline = Annotated[float | None, typer.Option(min=0.1, help="Wall-clock seconds for the walk.")]
+
+
+def _check_since(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            parse_since(value)
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return value
+
+
+def _check_patterns(value: list[str] | None) -> list[str] | None:
+    for pattern in value or ():
+        try:
+            UrlFilter([pattern])
+        except ValueError as exc:  # "include: 'pattern': the regex error"
+            raise typer.BadParameter(f"invalid regex {exc.args[0].partition(': ')[2]}") from None
+    return value
+
+
+Since = Annotated[
+    str | None,
+    typer.Option(
+        metavar="DATE",
+        callback=_check_since,
+        help="Drop page URLs and skip child sitemaps whose lastmod is older: a date, an ISO "
+        "time (UTC without a zone), or 7d / 12h back from now.",
+    ),
+]
+SinceStrict = Annotated[
+    bool,
+    typer.Option("--since-strict", help="With --since, drop page URLs without a lastmod too."),
+]
+Include = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="REGEX",
+        callback=_check_patterns,
+        help="Keep only page URLs this regex matches (repeatable: any of them).",
+    ),
+]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="REGEX",
+        callback=_check_patterns,
+        help="Drop page URLs this regex matches (repeatable).",
+    ),
+]
+SitemapInclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="REGEX",
+        callback=_check_patterns,
+        help="Fetch only child sitemaps this regex matches (repeatable: any of them).",
+    ),
+]
+SitemapExclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="REGEX",
+        callback=_check_patterns,
+        help="Do not fetch child sitemaps this regex matches (repeatable).",
+    ),
+]
 Locale = Annotated[
     str | None, typer.Option(help="Preferred locale; shards of other locales are skipped.")
 ]
@@ -475,9 +541,32 @@ class WalkFlags(FetchFlags):
     max_bytes: MaxBytes = None
     max_urls: MaxUrls = None
     deadline: Deadline = None
+    since: Since = None
+    since_strict: SinceStrict = False
+    include: Include = None
+    exclude: Exclude = None
+    sitemap_include: SitemapInclude = None
+    sitemap_exclude: SitemapExclude = None
 
     def fetch(self) -> FetchConfig:
         return self.apply(FetchConfig(user_agent=self.user_agent, timeout=self.timeout))
+
+    def filters(self) -> dict[str, Any]:
+        """The `WalkOptions` fields of the filter flags (`--since`, `--include`, ...)."""
+        if self.since_strict and self.since is None:
+            raise UsageError("--since-strict needs --since")
+        try:
+            since = parse_since(self.since) if self.since is not None else None
+        except UsageError as exc:
+            raise UsageError(f"--since: {exc}") from None
+        return {
+            "since": since,
+            "since_strict": self.since_strict,
+            "include": tuple(self.include or ()),
+            "exclude": tuple(self.exclude or ()),
+            "sitemap_include": tuple(self.sitemap_include or ()),
+            "sitemap_exclude": tuple(self.sitemap_exclude or ()),
+        }
 
     def budgets_over(self, preset: Budgets) -> Budgets:
         """`preset` with each budget flag given in place of its value."""
@@ -581,6 +670,7 @@ def inventory_options(
         llms_txt=llms_txt,
         maps=parse_maps(maps),
         offline=offline,
+        **flags.filters(),
     )
 
 

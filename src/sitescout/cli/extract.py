@@ -197,6 +197,11 @@ def extract(
         )
         if flags.budgets_given:  # each budget flag replaces the preset's value
             options = replace(options, budgets=flags.budgets_over(options.walk_budgets()))
+        given = [name for name, value in flags.filters().items() if value]
+        if given:
+            # The sampler chooses its pages by template and score; say so rather than drop them.
+            flags_given = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise UsageError(f"extract does not take the inventory filters ({flags_given})")
         if not is_http_url(url):
             raise UsageError(f"not an http(s) URL: {url!r}")
         if all_pages and not yes and _interactive(as_json or quiet):
