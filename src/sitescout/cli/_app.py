@@ -177,37 +177,23 @@ SinceStrict = Annotated[
     bool,
     typer.Option("--since-strict", help="With --since, drop page URLs without a lastmod too."),
 ]
+
+
+def _patterns(help: str) -> Any:
+    """A repeatable regex option, each pattern compiled when the command line is read."""
+    return typer.Option(metavar="REGEX", callback=_check_patterns, help=help)
+
+
 Include = Annotated[
-    list[str] | None,
-    typer.Option(
-        metavar="REGEX",
-        callback=_check_patterns,
-        help="Keep only page URLs this regex matches (repeatable: any of them).",
-    ),
+    list[str] | None, _patterns("Keep only page URLs this regex matches (repeatable: any of them).")
 ]
-Exclude = Annotated[
-    list[str] | None,
-    typer.Option(
-        metavar="REGEX",
-        callback=_check_patterns,
-        help="Drop page URLs this regex matches (repeatable).",
-    ),
-]
+Exclude = Annotated[list[str] | None, _patterns("Drop page URLs this regex matches (repeatable).")]
 SitemapInclude = Annotated[
     list[str] | None,
-    typer.Option(
-        metavar="REGEX",
-        callback=_check_patterns,
-        help="Fetch only child sitemaps this regex matches (repeatable: any of them).",
-    ),
+    _patterns("Fetch only child sitemaps this regex matches (repeatable: any of them)."),
 ]
 SitemapExclude = Annotated[
-    list[str] | None,
-    typer.Option(
-        metavar="REGEX",
-        callback=_check_patterns,
-        help="Do not fetch child sitemaps this regex matches (repeatable).",
-    ),
+    list[str] | None, _patterns("Do not fetch child sitemaps this regex matches (repeatable).")
 ]
 Locale = Annotated[
     str | None, typer.Option(help="Preferred locale; shards of other locales are skipped.")
