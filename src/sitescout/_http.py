@@ -1086,15 +1086,6 @@ def _unusable(url: str) -> str | None:
     return None
 
 
-def _origin(url: str) -> str:
-    """`scheme://host:port` as asked for, lowercased: what one connection reaches."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    return f"{parts.scheme}://{parts.netloc}".lower()
-
-
 SinkFactory = Callable[[Response], Sink | None]
 SinkT = TypeVar("SinkT", bound=Sink)
 
@@ -1270,10 +1261,10 @@ class Fetcher:
         """Why no connection could be made to `url`'s origin (`connection refused`, ...), when
         the last fetch there could not connect and none before it got an HTTP answer; else None.
         """
-        return self._reach.get(_origin(url))
+        return self._reach.get(_full_origin(url))
 
     def _remember_reach(self, result: Response) -> None:
-        origin = _origin(result.url)
+        origin = _full_origin(result.url)
         if result.unreachable is None:
             if result.status is not None or result.redirects:  # an HTTP answer came
                 self._reach[origin] = None
