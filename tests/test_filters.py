@@ -353,12 +353,71 @@ def test_no_filter_builds_none() -> None:
     assert options.child_filter() is None
 
 
-@pytest.mark.parametrize("flag", [["--include", "/blog/"], ["--since", "7d"]])
-def test_extract_refuses_the_inventory_filters_instead_of_dropping_them(
-    site: Site, tmp_path: Any, flag: list[str]
+@pytest.mark.parametrize(
+    ("flag", "fetched"),
+    [(["--include", "/blog/"], ["/blog/new"]), (["--since", "2025-01-01"], ["/", "/blog/new"])],
+)
+def test_extract_takes_the_inventory_filters(
+    site: Site, tmp_path: Any, flag: list[str], fetched: list[str]
 ) -> None:
-    args = ["extract", site.url + "/", "--out", str(tmp_path / "p"), "--yes", *flag]
+    """The filters narrow the pages extract chooses from (tests/test_extract_filters.py)."""
+    entries = [("/", "2025-05-01"), ("/blog/new", "2025-03-01"), ("/old", "2024-01-01")]
+    xml(site, "/sitemap.xml", dated_urlset(site, entries))
+    for path, _ in entries:
+        site.add(path, "<html><body><p>Some text.</p></body></html>", Content_Type="text/html")
+    args = ["extract", site.url + "/", "--out", str(tmp_path / "p"), "--yes", "--all", *flag]
     result = CliRunner().invoke(app, args)
-    assert result.exit_code == 2, result.output
-    assert f"extract does not take the inventory filters ({flag[0]})" in result.stderr
-    assert sum(site.hits.values()) == 0
+    assert result.exit_code == 0, result.output
+    assert sorted(p for p, _ in entries if site.hits[p]) == fetched
+
+
+# -- page filters on entries with no sitemap row: llms.txt links and crawled pages --------------
+
+
+def test_page_filters_apply_to_llms_txt_links(site: Site) -> None:
+    site.add(
+        "/llms.txt",
+        "# Docs\n\n- [Intro](/docs/intro)\n- [Blog](/blog/one)\n- [API](/docs/api)\n",
+        Content_Type="text/plain",
+    )
+    code, lines, summary, _ = run_cli(site.url + "/", "--source", "llms", "--exclude", "/blog/")
+    assert code == 0
+    assert urls_of(lines, site) == ["/docs/api", "/docs/intro"]
+    assert "filters dropped 1 page URL" in summary["notes"]
+    # No lastmod on an llms.txt link: --since keeps them all, --since-strict drops them all.
+    code, lines, _, _ = run_cli(site.url + "/", "--source", "llms", "--since", "2025-01-01")
+    assert len(lines) == 3
+    code, lines, _, _ = run_cli(
+        site.url + "/", "--source", "llms", "--since", "2025-01-01", "--since-strict"
+    )
+    assert lines == []
+
+
+def test_page_filters_apply_to_crawled_pages_and_the_crawl_still_follows_links(
+    site: Site,
+) -> None:
+    def page(*links: str) -> str:
+        anchors = "".join(f'<a href="{href}">more</a>' for href in links)
+        return f"<html><body><p>Some text.</p>{anchors}</body></html>"
+
+    site.add("/", page("/blog/", "/about"), Content_Type="text/html")
+    site.add("/blog/", page("/docs/deep"), Content_Type="text/html")
+    site.add("/about", page(), Content_Type="text/html")
+    site.add("/docs/deep", page(), Content_Type="text/html")
+    code, lines, summary, _ = run_cli(site.url + "/", "--crawl", "--include", "/docs/|/about$")
+    assert code == 0
+    # /docs/deep is linked only from the excluded /blog/ page: the crawl went through it.
+    assert urls_of(lines, site) == ["/about", "/docs/deep"]
+    assert site.hits["/blog/"] == 1
+    assert "filters dropped 2 page URLs" in summary["notes"]
+
+
+def test_llms_links_merged_with_sitemaps_are_filtered_too(site: Site) -> None:
+    xml(site, "/sitemap.xml", dated_urlset(site, [("/a", "2025-01-01"), ("/b", "2025-09-01")]))
+    site.add("/llms.txt", "# S\n\n- [C](/c)\n- [A](/a)\n", Content_Type="text/plain")
+    code, lines, summary, _ = run_cli(
+        site.url + "/", "--source", "all", "--since", "2025-06-01", "--exclude", "/c$"
+    )
+    assert code == 0
+    assert urls_of(lines, site) == ["/b"]
+    assert "filters dropped 2 page URLs (since 2025-06-01T00:00:00+00:00)" in summary["notes"]

@@ -423,3 +423,57 @@ def test_a_symlinked_child_of_a_local_index_stays_in_its_folder(tmp_path: Path) 
     assert [e["url"] for e in errors] == [(site / "link.xml").as_uri()]
     assert "leaves its folder" in errors[0]["error"]
     assert result.exit_code == 1
+
+
+# -- --sitemap FILE: the site given by URL, its sitemap from disk ------------------------------
+
+
+def test_sitemap_option_reads_a_file_for_a_site_given_by_url(site: Site, tmp_path: Path) -> None:
+    site.add("/remote.xml", urlset(MORE))
+    (tmp_path / "maps" / "parts").mkdir(parents=True)
+    (tmp_path / "maps" / "parts" / "one.xml").write_text(urlset(PAGES))
+    (tmp_path / "secret.xml").write_text(urlset(SECRET))
+    index = sitemapindex(["parts/one.xml", site.url + "/remote.xml", "../secret.xml"])
+    root = tmp_path / "maps" / "index.xml.gz"
+    root.write_bytes(gzip.compress(index.encode()))
+    result = invoke("urls", site.url + "/", "--sitemap", str(root), "-f", "txt", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(result.stdout.split()) == sorted(PAGES + MORE)
+    summary = json.loads(result.stderr)
+    assert summary["source"] == "user" and summary["source_url"] == root.as_uri()
+    assert [m["raw"] for m in summary["malformed_examples"]] == ["../secret.xml"]
+    # No discovery: the only request is the http child the index names.
+    assert dict(site.hits) == {"/remote.xml": 1}
+
+    result = invoke("urls", site.url + "/", "--sitemap", str(root), "-f", "txt", "--offline")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split() == PAGES
+    assert site.hits["/remote.xml"] == 1  # --offline: not fetched again
+
+
+def test_sitemap_option_takes_stdin_and_file_urls(site: Site, tmp_path: Path) -> None:
+    proc = run("urls", site.url + "/", "--sitemap", "-", "-f", "txt", data=urlset(PAGES).encode())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().split() == PAGES
+    path = tmp_path / "sitemap.xml"
+    path.write_text(urlset(MORE))
+    result = invoke("urls", site.url + "/", "--sitemap", path.as_uri(), "-f", "txt")
+    assert result.exit_code == 0 and result.stdout.split() == MORE
+    assert site.total_hits() == 0
+
+
+def test_sitemap_option_names_a_missing_file(site: Site, tmp_path: Path) -> None:
+    result = invoke("urls", site.url + "/", "--sitemap", str(tmp_path / "nope.xml"))
+    assert result.exit_code == 2
+    assert "no such file" in result.stderr
+    assert site.total_hits() == 0
+
+
+def test_sitemap_option_as_a_path_in_the_library(site: Site, tmp_path: Path) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_text(urlset(PAGES))
+    options = WalkOptions(sitemap=path)  # type: ignore[arg-type]  # a path is taken at run time
+    assert options.sitemap == path.as_uri()
+    assert [e.url for e in sitescout.iter_urls(site.url + "/", options)] == PAGES
+    with pytest.raises(UsageError, match="sitemap must be an http"):
+        WalkOptions(sitemap="ftp://example.com/sitemap.xml")

@@ -30,7 +30,7 @@ from ._errors import NothingFoundError, UsageError, refuse_running_loop
 from ._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from ._http import AddressGuard, FetchConfig, Fetcher
 from ._select import LargeRun, Question, questions
-from ._walk import SyncEntries, Walk, WalkOptions, require_http_url, require_walk_url
+from ._walk import SyncEntries, Walk, WalkOptions, as_walk_url, require_http_url
 
 log = logging.getLogger(__name__)
 
@@ -82,9 +82,7 @@ def _check_url(url: object) -> str:
 
 def _walk_url(url: object) -> str:
     """A walk's start: an http(s) URL, a `file://` URL, or a path (`os.PathLike`) on disk."""
-    if isinstance(url, os.PathLike):
-        return Path(url).resolve().as_uri()
-    return require_walk_url(url, "site URL")
+    return as_walk_url(url, "site URL")
 
 
 def walk(url: str | os.PathLike[str], options: WalkOptions | None = None, **kwargs: Any) -> Walk:

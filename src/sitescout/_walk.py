@@ -13,11 +13,13 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from ._budget import BudgetName, Budgets, BudgetTracker, budget_label, order_children
@@ -74,6 +76,8 @@ _LLMS_ONLY = (LLMS,)
 class WalkOptions:
     """Everything that shapes one walk besides its URL."""
 
+    # The site's sitemap, walked without discovery; a `file://` URL or a path (an
+    # `os.PathLike`, held as its `file://` URL) reads it from disk.
     sitemap: str | None = None
     alternates: bool = True
     concurrency: int = 8
@@ -107,8 +111,8 @@ class WalkOptions:
     def __post_init__(self) -> None:
         # Checked here, before any request: `concurrency=0` starts no worker and waits forever,
         # and a bad locale would only surface mid-walk, inside the first sitemap index.
-        if self.sitemap is not None:
-            require_http_url(self.sitemap, "sitemap")
+        if self.sitemap is not None:  # a file on disk may stand for the site's sitemap
+            object.__setattr__(self, "sitemap", as_walk_url(self.sitemap, "sitemap"))
         if self.llms_txt is not None:
             require_http_url(self.llms_txt, "llms_txt")
         if self.source not in SOURCES:
@@ -187,6 +191,13 @@ def require_walk_url(value: object, name: str) -> str:
     return value
 
 
+def as_walk_url(value: object, name: str) -> str:
+    """`require_walk_url`, with a path (`os.PathLike`) on disk taken as its `file://` URL."""
+    if isinstance(value, os.PathLike):
+        return Path(value).resolve().as_uri()
+    return require_walk_url(value, name)
+
+
 def require_http_url(value: object, name: str) -> str:
     """`value` when it is an absolute http(s) URL; UsageError naming `name` otherwise."""
     if not is_http_url(value):
@@ -258,6 +269,8 @@ class Walk:
         self._local_root = is_file_url(url)
         if self._local_root and (self.options.crawl or self.options.source == "llms"):
             raise UsageError("a file on disk is read as a sitemap: no crawl, no llms.txt source")
+        # The site's sitemap given as a file on disk: relative children resolve in its folder.
+        self._local_sitemap = is_file_url(self.options.sitemap)
         self._offline_skipped = 0
         self._hand_off = hand_off
         self.report = WalkReport()
@@ -346,7 +359,8 @@ class Walk:
     async def _work(self) -> None:
         opts = self.options
         guard = AddressGuard(self.url) if opts.ssrf_guard else None
-        local = LocalFiles(opts.maps, root=self.url if self._local_root else None)
+        root = self.url if self._local_root else opts.sitemap if self._local_sitemap else None
+        local = LocalFiles(opts.maps, root=root)
         async with Fetcher(
             opts.fetch,
             guard=guard,
@@ -485,6 +499,8 @@ class Walk:
         seen_add = self._seen.add
         merged = self.options.source == "all"
         for link in links:
+            if not self._undated_kept(link.url):
+                continue
             fresh = seen_add(link.url)
             if link.md_url is not None and not seen_add(link.md_url):
                 fresh = False  # a sitemap listed the markdown copy: the page is already out
@@ -602,6 +618,8 @@ class Walk:
                 record.error, record.error_class = event.error, event.error_class
                 report.errors.append(record)
                 continue
+            if not self._undated_kept(event.final_url):
+                continue  # the crawl still follows its links: only the entry is filtered
             page = Entry(
                 url=event.final_url,
                 depth=event.depth,
@@ -758,7 +776,11 @@ class Walk:
             return
         page_filter = self._page_filter
         if page_filter is not None:
+            index = self._llms_index
+            listed = [url for url in rows.urls() if url in index] if index is not None else None
             self._filtered_pages += page_filter.retain(rows)
+            if listed:
+                self._drop_listed(listed, rows)
             if not rows:
                 return
         if self.prefix is None and self._llms_index is None:
@@ -824,6 +846,25 @@ class Walk:
         if entry.title is None:
             entry.title = link.title
         self._llms_listed.add(link.url)
+
+    def _drop_listed(self, listed: list[str], kept: Batch) -> None:
+        """llms.txt links whose sitemap rows the filters dropped: their lastmod came from the
+        sitemap, so the undated llms.txt copy must not bring them back."""
+        index = self._llms_index
+        assert index is not None
+        left = set(kept.urls())
+        for url in listed:
+            if url not in left:
+                self._llms_listed.add(index[url].url)
+
+    def _undated_kept(self, url: str) -> bool:
+        """Whether the page filters keep `url`, an entry with no lastmod (an llms.txt link, a
+        crawled page); a dropped one is counted with the sitemap rows the filters dropped."""
+        page_filter = self._page_filter
+        if page_filter is None or (page_filter.keeps_url(url) and page_filter.keeps_lastmod(None)):
+            return True
+        self._filtered_pages += 1
+        return False
 
     def _alternates_of(self, entries: list[Entry]) -> Iterator[Entry]:
         index = self._llms_index

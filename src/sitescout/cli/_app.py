@@ -198,7 +198,10 @@ SitemapExclude = Annotated[
 Locale = Annotated[
     str | None, typer.Option(help="Preferred locale; shards of other locales are skipped.")
 ]
-Sitemap = Annotated[str | None, typer.Option(help="Walk this sitemap URL; skip discovery.")]
+Sitemap = Annotated[
+    str | None,
+    typer.Option(help="Walk this sitemap (a URL, or a file on disk: - for stdin); skip discovery."),
+]
 Crawl = Annotated[
     bool, typer.Option("--crawl", help="Find pages by following links, even with a sitemap.")
 ]

@@ -51,3 +51,9 @@ def _path_like(arg: str) -> bool:
 
 
 _FILE_SUFFIXES = (".xml", ".gz", ".txt", ".rss", ".atom")
+
+
+def sitemap_option(value: str | None, *, quiet: bool) -> str | None:
+    """`--sitemap` read as the site argument of a command that reads files: a URL, a bare host,
+    a sitemap file on disk, or `-` for stdin."""
+    return None if value is None else site_argument(value, quiet=quiet, files=True)

@@ -44,7 +44,7 @@ from ._app import (
     usage_error,
     with_walk_flags,
 )
-from ._site import site_argument
+from ._site import site_argument, sitemap_option
 from ._tables import print_table
 
 BAR_WIDTH = 20
@@ -149,7 +149,7 @@ def groups(
         options = inventory_options(
             url,
             flags=flags,
-            sitemap=sitemap,
+            sitemap=sitemap_option(sitemap, quiet=quiet),
             alternates=not no_alternates,
             locale=locale,
             crawl=crawl,

@@ -56,7 +56,7 @@ from ._app import (
     usage_error,
     with_walk_flags,
 )
-from ._site import site_argument
+from ._site import site_argument, sitemap_option
 
 if TYPE_CHECKING:  # the report's modules load when the command runs, not with the CLI
     from .._report import InventoryInfo, ReportBuilder
@@ -358,7 +358,7 @@ def report(
                 # --json: stderr is JSON
                 site_argument(url_or_file, quiet=quiet or as_json, files=True),
                 progress=not quiet and not as_json,
-                sitemap=sitemap,
+                sitemap=sitemap_option(sitemap, quiet=quiet or as_json),
                 flags=flags,
                 alternates=not no_alternates,
                 locale=locale,

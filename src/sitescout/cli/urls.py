@@ -53,7 +53,7 @@ from ._app import (
     usage_error,
     with_walk_flags,
 )
-from ._site import site_argument
+from ._site import site_argument, sitemap_option
 
 
 class Format(StrEnum):
@@ -302,7 +302,7 @@ def urls(
     try:
         options = inventory_options(
             url,
-            sitemap=sitemap,
+            sitemap=sitemap_option(sitemap, quiet=quiet or as_json),
             flags=flags,
             alternates=not no_alternates,
             locale=locale,
