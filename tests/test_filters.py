@@ -244,6 +244,7 @@ def test_include_exclude_pages(site: Site) -> None:
     assert code == 0
     assert urls_of(lines, site) == ["/blog/a", "/news/c"]
     assert "filters dropped 2 page URLs" in summary["notes"]
+    assert summary["filtered_pages"] == 2
 
 
 def test_sitemap_include_exclude_children_unfetched(site: Site) -> None:
@@ -384,6 +385,7 @@ def test_page_filters_apply_to_llms_txt_links(site: Site) -> None:
     assert code == 0
     assert urls_of(lines, site) == ["/docs/api", "/docs/intro"]
     assert "filters dropped 1 page URL" in summary["notes"]
+    assert summary["filtered_pages"] == 1
     # No lastmod on an llms.txt link: --since keeps them all, --since-strict drops them all.
     code, lines, _, _ = run_cli(site.url + "/", "--source", "llms", "--since", "2025-01-01")
     assert len(lines) == 3

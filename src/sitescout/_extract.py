@@ -4,6 +4,12 @@ Two phases so that a front end can show the selection and ask before anything is
 `plan_extract` walks, filters and selects; `run_extract` fetches the kept pages and writes the
 project directory. The walk is bounded by the sampler preset (§5), so the candidate list held
 here is bounded too (10,000 URLs); `--all` lifts the preset and then holds what the site has.
+
+The walk's filters (`--since`, `--include`, ... as `WalkOptions` has them) narrow the pool the
+sampler chooses from, inside the walk, so the preset's budgets count only pages that can be
+chosen. Pages the user names are theirs: with `--pages` or `--single` the filters are not
+applied (none of them can hide a named page, and the output says so), and `--refresh SLUG`
+re-extracts its page whatever the filters keep.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -28,7 +35,7 @@ from ._project import DISCOVERED, Project, ProjectError, now_iso
 from ._robots import Robots
 from ._select import Candidate, Scope, Selection, select_pages
 from ._urls import SlugRegistry, UrlSet, normalize_url, origin_of
-from ._walk import SOURCES, Walk, WalkOptions, require_http_url
+from ._walk import SOURCES, Walk, WalkOptions, as_walk_url, require_http_url
 
 if TYPE_CHECKING:
     from ._render import Renderer
@@ -51,6 +58,9 @@ class ExtractOptions:
     render: bool = False
     refresh: tuple[str, ...] = ()
     refresh_all: bool = False
+    # The site's sitemap, walked without discovery: an http(s) URL, a `file://` URL, or a path
+    # (an `os.PathLike`, held as its `file://` URL) of a file on disk. Pages are fetched from
+    # the site all the same.
     sitemap: str | None = None
     locale: str | None = None
     crawl: bool = False  # find pages by following links even when there are sitemaps
@@ -61,6 +71,17 @@ class ExtractOptions:
     # None: the sampler preset (§5), or no budgets with --all.
     budgets: Budgets | None = None
     ssrf_guard: bool = True
+    # Documents whose URL starts with a prefix are read from its folder (`--map PREFIX=DIR`).
+    maps: tuple[tuple[str, str], ...] = ()
+    # The walk's filters (`WalkOptions` has the same fields and checks them): they narrow the
+    # pages the sampler chooses from. Not applied with `pages` or `single`: named pages win.
+    since: datetime | None = None
+    since_strict: bool = False
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    sitemap_include: tuple[str, ...] = ()
+    sitemap_exclude: tuple[str, ...] = ()
+    sitemap_filter: Callable[[str], bool] | None = None
 
     def __post_init__(self) -> None:
         for name in _FLAGS:
@@ -83,6 +104,7 @@ class ExtractOptions:
                 raise UsageError(problem)
         if self.budgets is not None and not isinstance(self.budgets, Budgets):
             raise UsageError(f"budgets must be a Budgets or None, got {self.budgets!r}")
+        self._check_walk()
 
     def _check_modes(self) -> None:
         if self.cap is not None:
@@ -101,8 +123,8 @@ class ExtractOptions:
         )
 
     def _check_sources(self) -> None:
-        if self.sitemap is not None:
-            require_http_url(self.sitemap, "--sitemap")
+        if self.sitemap is not None:  # a file on disk may stand for the site's sitemap
+            object.__setattr__(self, "sitemap", as_walk_url(self.sitemap, "--sitemap"))
         if self.llms_txt is not None:
             require_http_url(self.llms_txt, "--llms-txt")
         if self.source not in SOURCES:
@@ -112,13 +134,75 @@ class ExtractOptions:
                 raise UsageError(f"--locale must be a string, got {self.locale!r}")
             require_locale(self.locale)
 
+    def _check_walk(self) -> None:
+        """The walk's own rules check the sitemap, the maps and the filters (and how the walk
+        options go together), once, here; their normalized values are kept (`since` in UTC,
+        tuples for lists)."""
+        checked = self._walk_options(filtered=True)
+        for name in ("sitemap", "maps", *FILTERS):
+            object.__setattr__(self, name, getattr(checked, name))
+
     def walk_budgets(self) -> Budgets:
         if self.budgets is not None:
             return self.budgets
         return Budgets() if self.all else Budgets.SAMPLER
 
+    @property
+    def filters_given(self) -> tuple[str, ...]:
+        """The filters set, by flag (`--exclude`; the callable as `sitemap_filter`)."""
+        return tuple(_FILTER_FLAGS[name] for name in FILTERS if getattr(self, name))
+
+    @property
+    def filters_apply(self) -> bool:
+        """Whether the walk applies the filters: not when the user names the pages (`--pages`,
+        `--single`), whom no filter may overrule."""
+        return not (self.pages or self.single)
+
+    def walk_options(self) -> WalkOptions:
+        """The walk of this extraction: the sampler preset (or `--all`'s none, or the budgets
+        given), the chosen or default locale's shards only, no hreflang alternates, the
+        filters unless pages are named."""
+        return self._walk_options(filtered=self.filters_apply)
+
+    def _walk_options(self, *, filtered: bool) -> WalkOptions:
+        filters = {name: getattr(self, name) for name in FILTERS} if filtered else {}
+        return WalkOptions(
+            sitemap=self.sitemap,
+            alternates=False,  # §5: the sampler keeps the default locale only
+            fetch=self.fetch,
+            budgets=self.walk_budgets(),
+            locale=self.locale,
+            filter_locales=True,
+            ssrf_guard=self.ssrf_guard,
+            crawl=self.crawl,
+            render=self.render,
+            source=self.source,
+            llms_txt=self.llms_txt,
+            maps=self.maps,
+            **filters,
+        )
+
 
 _FLAGS = ("all", "single", "junk_filter", "render", "refresh_all", "crawl", "ssrf_guard")
+# The `WalkOptions` filter fields extract passes on, and how the output names each one.
+FILTERS = (
+    "since",
+    "since_strict",
+    "include",
+    "exclude",
+    "sitemap_include",
+    "sitemap_exclude",
+    "sitemap_filter",
+)
+_FILTER_FLAGS = {
+    "since": "--since",
+    "since_strict": "--since-strict",
+    "include": "--include",
+    "exclude": "--exclude",
+    "sitemap_include": "--sitemap-include",
+    "sitemap_exclude": "--sitemap-exclude",
+    "sitemap_filter": "sitemap_filter",  # a Python callable: no flag
+}
 
 
 def _slugs(name: str, value: object) -> tuple[str, ...]:
@@ -150,6 +234,48 @@ class Plan:
     # Whether the user chose `default_locale` (--locale, or a locale in the URL's path) rather
     # than it being inferred from the site's URLs.
     locale_chosen: bool = False
+    filters: tuple[str, ...] = ()  # the filters given, by flag (`ExtractOptions.filters_given`)
+    filters_applied: bool = True  # False when pages are named (`--pages`, `--single`)
+    named_by: str | None = None  # `--pages` or `--single` when the user named the pages
+    filtered: int = 0  # page URLs the filters dropped in the walk
+    # With `--refresh-all` and filters: slugs extracted earlier that this selection leaves out,
+    # so not re-extracted.
+    unrefreshed: list[str] = field(default_factory=list)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the CLI shows above the selection: the locale, filter and refresh notes."""
+        notes = (self.locale_note, self.filter_note, self.refresh_note)
+        return [note for note in notes if note is not None]
+
+    @property
+    def filter_note(self) -> str | None:
+        """How many page URLs the filters dropped; or, when pages are named, that the filters
+        were not applied. None without filters (or when they dropped nothing)."""
+        if not self.filters:
+            return None
+        if not self.filters_applied:
+            what = "pages" if self.named_by == "--pages" else "page"
+            return (
+                f"{_listed(self.filters)} not applied: {self.named_by} names the {what} to extract"
+            )
+        if not self.filtered:
+            return None
+        return (
+            f"the filters ({', '.join(self.filters)}) dropped "
+            f"{_plural(self.filtered, 'page URL')} before the selection"
+        )
+
+    @property
+    def refresh_note(self) -> str | None:
+        if not self.unrefreshed:
+            return None
+        shown = ", ".join(self.unrefreshed[:4]) + (", ..." if len(self.unrefreshed) > 4 else "")
+        return (
+            f"--refresh-all: {_plural(len(self.unrefreshed), 'page')} extracted earlier "
+            f"{'is' if len(self.unrefreshed) == 1 else 'are'} not in this filtered selection and "
+            f"not re-extracted ({shown}); --refresh SLUG re-extracts one"
+        )
 
     @property
     def locale_note(self) -> str | None:
@@ -178,6 +304,11 @@ class Plan:
         at all, pages that are all set aside (and why), or pages named with `--pages` that are
         not among those discovered."""
         selection = self.selection
+        if self.discovered == 0 and self.filtered:
+            return (
+                f"the filters ({', '.join(self.filters)}) dropped every page URL found "
+                f"({self.filtered:,})"
+            )
         if self.discovered == 0:
             return "no page was discovered"
         if selection.discovered == 0:
@@ -216,6 +347,13 @@ def _plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
+def _listed(names: tuple[str, ...]) -> str:
+    """`--a`, `--a and --b`, `--a, --b and --c`."""
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _counted(*parts: tuple[int, str]) -> str:
     """`3 in other locales, 1 not pages`: the parts whose count is not 0."""
     return ", ".join(f"{count:,} {what}" for count, what in parts if count)
@@ -248,22 +386,7 @@ async def plan_extract(url: str, options: ExtractOptions) -> Plan:
 
 async def _plan(url: str, options: ExtractOptions, origin: str, project: Project) -> Plan:
     budgets = options.walk_budgets()
-    walk = Walk(
-        url,
-        WalkOptions(
-            sitemap=options.sitemap,
-            alternates=False,  # §5: the sampler keeps the default locale only
-            fetch=options.fetch,
-            budgets=budgets,
-            locale=options.locale,
-            filter_locales=True,
-            ssrf_guard=options.ssrf_guard,
-            crawl=options.crawl,
-            render=options.render,
-            source=options.source,
-            llms_txt=options.llms_txt,
-        ),
-    )
+    walk = Walk(url, options.walk_options())
     chosen_locale = options.locale or path_locale(url)
     gathered = _Gather(url, chosen_locale)
     async for batch in walk:
@@ -296,10 +419,18 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
         slugs=slugs,
         truncation=truncation,
         locale_chosen=chosen_locale is not None,
+        filters=options.filters_given,
+        filters_applied=options.filters_apply,
+        named_by=scope.source if scope.mode in ("pages", "single") else None,
+        filtered=walk.report.filtered_pages,
     )
     if plan.locale_note is not None:
         report.notes.append(plan.locale_note)  # the crawl log's notes carry it too
+    if not plan.filters_applied and plan.filter_note is not None:
+        report.notes.append(plan.filter_note)  # (the walk notes what its filters dropped)
     _choose_fetches(plan, options)
+    if plan.refresh_note is not None:
+        report.notes.append(plan.refresh_note)
     return plan
 
 
@@ -357,9 +488,14 @@ def _choose_fetches(plan: Plan, options: ExtractOptions) -> None:
         else:
             plan.to_fetch.append((slug, scored.url))
     kept = {slug for slug, _ in plan.to_fetch} | set(plan.already)
-    for slug in options.refresh:
+    for slug in options.refresh:  # named: re-extracted whatever the selection (and filters) kept
         if slug not in kept:
             plan.to_fetch.append((slug, plan.project.pages[slug].url))
+    if options.refresh_all and plan.filters and plan.filters_applied:
+        kept |= refresh
+        plan.unrefreshed = sorted(
+            slug for slug in plan.project.pages if plan.project.extracted(slug) and slug not in kept
+        )
 
 
 # -- phase 2: fetch and record ---------------------------------------------------------------------

@@ -245,6 +245,7 @@ class WalkReport:
     bytes: int = 0
     elapsed: float = 0.0
     skipped_sitemaps: list[str] = field(default_factory=list)
+    filtered_pages: int = 0  # page URLs the walk's filters dropped (include, exclude, since)
     dropped_children: int = 0
     crawl: CrawlReport | None = None  # set when the link crawl ran (§10)
     llms: LlmsSummary | None = None  # set when an llms.txt was looked for

@@ -150,6 +150,8 @@ class WalkOptions:
                 raise UsageError(f"since is out of range in UTC: {self.since!r}") from None
         if not isinstance(self.since_strict, bool):
             raise UsageError(f"since_strict must be True or False, got {self.since_strict!r}")
+        if self.since_strict and self.since is None:
+            raise UsageError("since_strict needs since")
         for name in ("include", "exclude", "sitemap_include", "sitemap_exclude"):
             value = getattr(self, name)
             if not isinstance(value, tuple | list) or not all(isinstance(p, str) for p in value):
@@ -280,7 +282,6 @@ class Walk:
         # Filters that save fetches, built once per walk (None: nothing to check per URL).
         self._page_filter = self.options.page_filter()
         self._child_filter = self.options.child_filter()
-        self._filtered_pages = 0
         self._visited: set[str] = set()
         # Documents as (url, depth, probe); batches go out through a small bounded queue.
         self._pool: Pool[tuple[str, int, bool], list[Entry] | Batch] = Pool(
@@ -778,7 +779,7 @@ class Walk:
         if page_filter is not None:
             index = self._llms_index
             listed = [url for url in rows.urls() if url in index] if index is not None else None
-            self._filtered_pages += page_filter.retain(rows)
+            self.report.filtered_pages += page_filter.retain(rows)
             if listed:
                 self._drop_listed(listed, rows)
             if not rows:
@@ -863,7 +864,7 @@ class Walk:
         page_filter = self._page_filter
         if page_filter is None or (page_filter.keeps_url(url) and page_filter.keeps_lastmod(None)):
             return True
-        self._filtered_pages += 1
+        self.report.filtered_pages += 1
         return False
 
     def _alternates_of(self, entries: list[Entry]) -> Iterator[Entry]:
@@ -1007,8 +1008,8 @@ class Walk:
             self._unread[budget] = self._unread.get(budget, 0) + 1
 
     def _note_filtered(self) -> None:
-        if self._filtered_pages:
-            count = self._filtered_pages
+        if self.report.filtered_pages:
+            count = self.report.filtered_pages
             self.report.notes.append(
                 f"filters dropped {count} page URL{'s' if count != 1 else ''}" + self._since_words()
             )

@@ -840,6 +840,7 @@ def report_summary(report: WalkReport) -> dict[str, Any]:
         "notes": report.notes[:50],
         "budgets_hit": report.budgets_hit,
         "skipped_sitemaps": len(report.skipped_sitemaps),
+        "filtered_pages": report.filtered_pages,
         "partial": report.partial,
         "partial_reasons": report.partial_reasons,
         "elapsed": round(report.elapsed, 3),

@@ -16,6 +16,7 @@ import typer
 
 from .._errors import UsageError
 from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
+from .._local import is_file_url
 from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope
 from .._select import Scope, questions
@@ -28,6 +29,7 @@ from ._app import (
     Crawl,
     LlmsTxt,
     Locale,
+    MapArg,
     PageSource,
     Quiet,
     Render,
@@ -38,13 +40,14 @@ from ._app import (
     app,
     check_render,
     err,
+    parse_maps,
     print_json,
     setup_logging,
     usage_error,
     with_walk_flags,
 )
 from ._selection import prompt_text, render_selection, warning_text
-from ._site import site_argument
+from ._site import site_argument, sitemap_option
 
 
 def _source_label(plan: Plan) -> str:
@@ -111,6 +114,9 @@ def _summary(plan: Plan, result: RunResult | None, user_choice: str | None) -> d
         "warnings": plan.report.warnings,
         "partial": plan.report.partial,
         "truncation": plan.truncation,
+        # Page URLs the filters dropped in the walk (0 when none were given or applied).
+        "filteredPages": plan.filtered,
+        "notes": plan.report.notes[:50],
     }
     if result is not None:
         out["extracted"] = result.successes
@@ -162,6 +168,7 @@ def extract(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Never ask; proceed.")] = False,
     sitemap: Sitemap = None,
+    maps: MapArg = None,
     locale: Locale = None,
     *,
     flags: WalkFlags,
@@ -174,8 +181,10 @@ def extract(
     """Pick a handful of representative pages, fetch them and record what each holds."""
     setup_logging(verbose, quiet=quiet)
     check_render(render)
+    refuse_a_file(url)
     url = site_argument(url, quiet=quiet)
     try:
+        sitemap = sitemap_option(sitemap, quiet=quiet)
         options = ExtractOptions(
             out=out,
             cap=cap,
@@ -191,20 +200,20 @@ def extract(
             refresh=tuple(refresh or ()),
             refresh_all=refresh_all,
             sitemap=sitemap,
+            maps=parse_maps(maps),
             locale=locale,
             concurrency=flags.concurrency,
             fetch=flags.fetch(),
+            # They narrow the pages the sampler chooses from (not applied to named pages).
+            **flags.filters(),
         )
         if flags.budgets_given:  # each budget flag replaces the preset's value
             options = replace(options, budgets=flags.budgets_over(options.walk_budgets()))
-        given = [name for name, value in flags.filters().items() if value]
-        if given:
-            # The sampler chooses its pages by template and score; say so rather than drop them.
-            flags_given = ", ".join("--" + name.replace("_", "-") for name in given)
-            raise UsageError(f"extract does not take the inventory filters ({flags_given})")
         if not is_http_url(url):
             raise UsageError(f"not an http(s) URL: {url!r}")
-        if all_pages and not yes and _interactive(as_json or quiet):
+        # The estimate asks the network: not for a sitemap read from disk.
+        remote = options.sitemap is None or is_http_url(options.sitemap)
+        if all_pages and not yes and remote and not maps and _interactive(as_json or quiet):
             estimate = estimate_scope(url, sitemap=sitemap, llms_txt=llms_txt)
             question = walk_question(estimate)
             if question is not None and not typer.confirm(question, err=True):
@@ -218,6 +227,24 @@ def extract(
             err.print("interrupted before any page was fetched", markup=False)
         raise typer.Exit(EXIT_PARTIAL) from None
     raise typer.Exit(after_plan(plan, options, yes=yes, as_json=as_json, quiet=quiet))
+
+
+def refuse_a_file(arg: str) -> None:
+    """Exit 2 when the site argument is a sitemap file (a path, `-`, a `file://` URL): extract
+    fetches its pages from the site, so it needs the site's URL; the file goes to --sitemap."""
+    if arg == "-":
+        shown = "- (stdin)"
+    elif is_file_url(arg) or ("://" not in arg and Path(arg).is_file()):
+        shown = arg
+    else:
+        return
+    raise usage_error(
+        UsageError(
+            f"{shown} is a sitemap file, not a site: extract fetches the pages from the site, so "
+            f"give the site's URL and the file with --sitemap, e.g. "
+            f"sitescout extract https://example.com/ --sitemap {arg}"
+        )
+    )
 
 
 def after_plan(
@@ -243,9 +270,10 @@ def _after_plan(
         if plan.truncation:
             err.print(plan.truncation, markup=False)
     if not as_json and not quiet:
-        notes = [] if plan.locale_note is None else [plan.locale_note]
         typer.echo(
-            render_selection(plan.selection, site=plan.url, source=_source_label(plan), notes=notes)
+            render_selection(
+                plan.selection, site=plan.url, source=_source_label(plan), notes=plan.notes
+            )
         )
     if not plan.selection.kept and not plan.to_fetch:
         if as_json:
