@@ -1,5 +1,9 @@
 """`sitescout scope`: the §9 pre-flight estimate of a walk.
 
+The site may be a sitemap you already have (a path, `-` for stdin, a `file://` URL), read as the
+top document; `--sitemap` takes a file too, `--map` reads documents under a URL prefix from a
+folder, and `--offline` makes no request at all, as for `urls`.
+
 The answer goes to stdout — a table, or JSON with `--json` — and everything else (warnings,
 progress) to stderr; `-q` leaves nothing there but errors (the answer still goes to stdout, as
 with `groups`).
@@ -22,18 +26,21 @@ from ._app import (
     AsJson,
     FetchFlags,
     LlmsTxt,
+    MapArg,
+    Offline,
     Quiet,
     Sitemap,
     Timeout,
     UserAgent,
     Verbose,
     app,
+    parse_maps,
     print_json,
     setup_logging,
     usage_error,
     with_fetch_flags,
 )
-from ._site import site_argument
+from ._site import site_argument, sitemap_option
 from ._tables import print_table
 
 LANGUAGES_SHOWN = 12
@@ -85,7 +92,9 @@ def scope_table(est: ScopeEstimate) -> Table:
 @app.command()
 @with_fetch_flags()
 def scope(
-    url: Annotated[str, typer.Argument(help="Site URL (or a sitemap URL).")],
+    url: Annotated[
+        str, typer.Argument(help="Site URL, sitemap URL, or sitemap file ('-': stdin).")
+    ],
     as_json: AsJson = False,
     sample: Annotated[
         int,
@@ -95,6 +104,8 @@ def scope(
     ] = 0,
     sitemap: Sitemap = None,
     llms_txt: LlmsTxt = None,
+    maps: MapArg = None,
+    offline: Offline = False,
     timeout: Timeout = SCOPE_FETCH.timeout,
     user_agent: UserAgent = DEFAULT_USER_AGENT,
     *,
@@ -104,7 +115,8 @@ def scope(
 ) -> None:
     """Estimate a walk before running it: URLs, sub-sitemaps, languages, time, transport."""
     setup_logging(verbose, quiet=quiet)
-    url = site_argument(url, quiet=quiet)
+    url = site_argument(url, quiet=quiet, files=True)
+    sitemap = sitemap_option(sitemap, quiet=quiet)
     try:
         config = fetch_flags.apply(
             FetchConfig(
@@ -115,7 +127,15 @@ def scope(
                 retry_after_cap=SCOPE_FETCH.retry_after_cap,
             )
         )
-        est = estimate_scope(url, sitemap=sitemap, config=config, sample=sample, llms_txt=llms_txt)
+        est = estimate_scope(
+            url,
+            sitemap=sitemap,
+            config=config,
+            sample=sample,
+            llms_txt=llms_txt,
+            maps=parse_maps(maps),
+            offline=offline,
+        )
     except UsageError as exc:
         raise usage_error(exc) from None
     if as_json:
