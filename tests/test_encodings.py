@@ -173,6 +173,7 @@ async def test_walk_reads_the_http_charset(site: Site) -> None:
     assert [e.url for e in entries] == [normalize_url(line) for line in lines]
 
 
+@pytest.mark.scaling
 def test_decoding_costs_linear_time() -> None:
     """A Shift_JIS urlset trickled in 3-byte pieces (most characters split): 4x the input costs
     at most 5x the time."""
@@ -195,3 +196,19 @@ def test_decoding_costs_linear_time() -> None:
         return scanner.take()
 
     assert_linear(make, read, 2_000)
+
+
+@pytest.mark.parametrize("label", ["ISO-8859-1", "latin1", "iso_8859-1", "windows-1252"])
+def test_latin1_labels_read_as_browsers_read_them(label: str) -> None:
+    """Bytes 0x80-0x9F under an ISO-8859-1 label are windows-1252's characters (an en dash, a
+    euro sign), as the WHATWG Encoding Standard says: never C1 controls in a URL."""
+    data = (
+        f"<?xml version='1.0' encoding='{label}'?><urlset><url>"
+        "<loc>https://a.example/caf\xe9-\x96-\x80</loc></url></urlset>"
+    ).encode("latin-1")
+    for plan in (random.Random(label), None):
+        assert urls_of(parse(chunked(data, plan))) == [
+            "https://a.example/caf%C3%A9-%E2%80%93-%E2%82%AC"
+        ]
+    text = "https://a.example/a\x96b\n".encode("latin-1")  # a text sitemap: the HTTP charset
+    assert urls_of(parse([text], "iso-8859-1")) == ["https://a.example/a%E2%80%93b"]

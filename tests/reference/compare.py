@@ -1774,4 +1774,11 @@ def reencode(data: bytes, codec: str) -> bytes | None:
     if text.lstrip().startswith("<"):
         name = {"latin-1": "ISO-8859-1", "cp1252": "windows-1252"}[codec]
         text = f'<?xml version="1.0" encoding="{name}"?>' + _XML_DECL.sub("", text)
+    if codec == "latin-1":
+        # Bytes 0x80-0x9F: C1 controls to lxml, windows-1252's characters to the core (as
+        # browsers read an ISO-8859-1 label); the same references to both instead.
+        text = _C1.sub(lambda m: f"&#{ord(m.group())};", text)
     return text.encode(codec, "xmlcharrefreplace")
+
+
+_C1 = re.compile("[\x80-\x9f]")

@@ -99,21 +99,16 @@ pub enum Choice {
     Decode(Transcoder),
 }
 
-/// Every label the WHATWG Encoding Standard knows, through `encoding_rs`, with two exceptions
-/// that keep the readings of the lxml parser this replaced: the ASCII labels read as UTF-8 (no
-/// decoding step), and the ISO-8859-1 labels as ISO-8859-1 itself (WHATWG reads them as
-/// windows-1252, which differs for bytes 0x80-0x9F only).
+/// Every label the WHATWG Encoding Standard knows, through `encoding_rs`, as browsers read
+/// them: the ISO-8859-1 labels as windows-1252 (bytes 0x80-0x9F are the dashes, quotes and euro
+/// sign a Windows tool wrote, never the C1 controls), and the ASCII labels as UTF-8 (no decoding
+/// step: a byte over 0x7F in an "ASCII" document is far likelier UTF-8 than windows-1252).
 pub fn choose(label: &str) -> Choice {
     let lower = label
         .trim_matches(|c: char| c.is_ascii_whitespace())
         .to_ascii_lowercase();
-    match lower.as_str() {
-        "us-ascii" | "ascii" | "ansi_x3.4-1968" => return Choice::Utf8,
-        "iso-8859-1" | "iso8859-1" | "iso88591" | "iso_8859-1" | "iso_8859-1:1987" | "latin1"
-        | "latin-1" | "l1" | "cp819" | "ibm819" | "csisolatin1" | "iso-ir-100" => {
-            return Choice::Decode(Transcoder::Latin1)
-        }
-        _ => {}
+    if matches!(lower.as_str(), "us-ascii" | "ascii" | "ansi_x3.4-1968") {
+        return Choice::Utf8;
     }
     match encoding_rs::Encoding::for_label(lower.as_bytes()) {
         None => Choice::Unknown,
@@ -123,43 +118,24 @@ pub fn choose(label: &str) -> Choice {
             Choice::Utf16WithoutBom
         }
         // No BOM sniffing: a byte order mark was looked for before the label was read.
-        Some(e) => Choice::Decode(Transcoder::Whatwg(e.new_decoder_without_bom_handling())),
+        Some(e) => Choice::Decode(Transcoder(e.new_decoder_without_bom_handling())),
     }
 }
 
 /// A streaming decoder to UTF-8: a character cut by the end of a chunk is kept until the next
 /// one, so the output does not depend on how the input is split; work is linear in the input.
-pub enum Transcoder {
-    Latin1,
-    Whatwg(encoding_rs::Decoder),
-}
+pub struct Transcoder(encoding_rs::Decoder);
 
 impl Transcoder {
     /// The encoding's name, for messages.
     pub fn name(&self) -> &'static str {
-        match self {
-            Transcoder::Latin1 => "ISO-8859-1",
-            Transcoder::Whatwg(d) => d.encoding().name(),
-        }
+        self.0.encoding().name()
     }
 
     /// Append `data` decoded to `out`; `last`: the input ends here (a cut character becomes
     /// U+FFFD). True if some bytes were not of the encoding (each read as U+FFFD).
     pub fn decode(&mut self, data: &[u8], last: bool, out: &mut Vec<u8>) -> bool {
-        let decoder = match self {
-            Transcoder::Latin1 => {
-                out.reserve(data.len());
-                for &b in data {
-                    if b < 0x80 {
-                        out.push(b);
-                    } else {
-                        push_char(out, char::from(b));
-                    }
-                }
-                return false;
-            }
-            Transcoder::Whatwg(d) => d,
-        };
+        let decoder = &mut self.0;
         let mut src = data;
         let mut replaced = false;
         loop {
@@ -260,7 +236,8 @@ mod tests {
             ("koi8-r", "KOI8-R"),
             ("latin2", "ISO-8859-2"),
             ("windows-1252", "windows-1252"),
-            ("latin1", "ISO-8859-1"),
+            ("latin1", "windows-1252"),
+            ("ISO-8859-1", "windows-1252"),
         ] {
             let Choice::Decode(t) = choose(label) else {
                 panic!("{label}");
@@ -288,8 +265,8 @@ mod tests {
             decoded("koi8-r", &[b"\xf0\xd2\xc9"]),
             ("\u{41f}\u{440}\u{438}".to_owned(), false)
         );
-        // windows-1252 as WHATWG reads it; ISO-8859-1 as ISO-8859-1.
+        // windows-1252 as WHATWG reads it, and the ISO-8859-1 labels with it.
         assert_eq!(decoded("cp1252", &[b"a\x80\xe9"]).0, "a\u{20ac}\u{e9}");
-        assert_eq!(decoded("iso-8859-1", &[b"\x80\xff"]).0, "\u{80}\u{ff}");
+        assert_eq!(decoded("iso-8859-1", &[b"\x80\xff"]).0, "\u{20ac}\u{ff}");
     }
 }

@@ -261,6 +261,9 @@ fn encodings() {
     assert_eq!(urls_of(&scan(&utf16)), ["http://a.com/%C3%A9"]);
     let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><urlset><url><loc>http://a.com/\xe9</loc></url></urlset>";
     assert_eq!(urls_of(&scan(latin1)), ["http://a.com/%C3%A9"]);
+    // As browsers read it: 0x96 in an "ISO-8859-1" document is windows-1252's en dash.
+    let dash = b"<?xml version='1.0' encoding='latin1'?><urlset><url><loc>http://a.com/a\x96b</loc></url></urlset>";
+    assert_eq!(urls_of(&scan(dash)), ["http://a.com/a%E2%80%93b"]);
     let cp1252 = b"<?xml version='1.0' encoding='windows-1252'?><urlset><url><loc>http://a.com/\x80</loc></url></urlset>";
     assert_eq!(urls_of(&scan(cp1252)), ["http://a.com/%E2%82%AC"]);
     let other = scan(b"<?xml version='1.0' encoding='x-no-such'?><urlset><url><loc>http://a.com/\xc3\xa9</loc></url></urlset>");
