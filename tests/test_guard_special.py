@@ -195,7 +195,7 @@ async def test_walk_connects_only_to_the_address_it_checked(
             for i in range(len(children)):
                 s.add(f"/s{i}.xml", urlset([f"{base}/p{i}"]), Connection="close")
         resolve, calls = resolver({"rebind.test": [["127.0.0.2"], ["127.0.0.3"]]})
-        monkeypatch.setattr(_http, "_system_resolver", resolve)
+        monkeypatch.setattr("sitescout._http.guard._system_resolver", resolve)
         w = sitescout.walk(f"{base}/index.xml", retries=0, timeout=5.0)
         async with asyncio.timeout(20):
             urls = [e.url async for batch in w for e in batch]

@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 import sitescout
 from sitescout import Entry, WalkReport
 from sitescout._errors import UsageError
-from sitescout._http import FetchConfig, Fetcher, Response, _Decoder, _redirect_target
+from sitescout._http import FetchConfig, Fetcher, Response
+from sitescout._http.decode import Decoder
+from sitescout._http.fetch import _redirect_target
 
 from .scaling import assert_linear
 from .server import Reply, RequestHandler, Site, sitemapindex, urlset
@@ -78,11 +80,12 @@ async def test_gzip_members_concatenated_are_one_document(site: Site) -> None:
     assert len(entries) == 30 and not report.errors
 
 
+@pytest.mark.scaling
 def test_decoder_work_is_linear_in_many_tiny_gzip_members() -> None:
     member = gzip.compress(b"<a/>")
 
     def decode(body: bytes) -> None:
-        decoder = _Decoder("gzip", 1 << 30)
+        decoder = Decoder("gzip", 1 << 30)
         out = decoder.decode(body)
         assert decoder.ended()
         assert sum(map(len, out)) == 4 * (len(body) // len(member))
@@ -93,7 +96,7 @@ def test_decoder_work_is_linear_in_many_tiny_gzip_members() -> None:
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None)
 @given(st.binary(max_size=2000), st.integers(min_value=1, max_value=5000))
 def test_decoder_never_raises_anything_but_zlib_errors_on_garbage(data: bytes, cap: int) -> None:
-    decoder = _Decoder("gzip", cap)
+    decoder = Decoder("gzip", cap)
     try:
         total = sum(map(len, decoder.decode(data)))
         total += sum(map(len, decoder.flush()))
@@ -114,7 +117,7 @@ def test_a_gzip_body_cut_anywhere_is_seen_as_cut(
     assume(not data.startswith(b"\x1f\x8b"))  # a gzip inside the gzip would be unpacked too
     body = gzip.compress(data)
     cut = int(len(body) * where)
-    decoder = _Decoder("gzip", 1 << 20)
+    decoder = Decoder("gzip", 1 << 20)
     out: list[bytes] = []
     pos, i = 0, 0
     while pos < cut:  # bounded: every step moves on by at least one byte
@@ -196,6 +199,7 @@ async def test_malformed_location_is_a_network_error(site: Site, location: str) 
     assert "redirect to an unusable URL" in message or "illegal header" in message, message
 
 
+@pytest.mark.scaling
 def test_location_checks_are_linear_in_the_header_length() -> None:
     def location(n: int) -> str:
         # Dot segments and a long query: the URL resolution and the checks of every hop.
@@ -289,13 +293,13 @@ def test_raw_deflate_starting_with_a_stored_block_decodes() -> None:
     z = zlib.compressobj(0, zlib.DEFLATED, -15)
     raw = z.compress(b"<urlset/>") + z.flush(zlib.Z_SYNC_FLUSH) + z.flush()
     assert raw[0] == 0
-    decoder = _Decoder("deflate", 1 << 20)
+    decoder = Decoder("deflate", 1 << 20)
     assert b"".join(decoder.decode(raw) + decoder.flush()) == b"<urlset/>"
     assert decoder.ended()
 
 
 def test_zero_padding_after_a_gzip_member_is_ignored() -> None:
     body = gzip.compress(b"<urlset/>") + b"\x00" * 40_000
-    decoder = _Decoder("gzip", 1 << 20)
+    decoder = Decoder("gzip", 1 << 20)
     assert b"".join(decoder.decode(body)) == b"<urlset/>"
     assert decoder.ended()

@@ -15,20 +15,14 @@ import httpx
 import pytest
 
 from sitescout._errors import HTTPError, NetworkError, TooManyRedirects, UsageError
-from sitescout._http import (
-    AddressGuard,
-    FetchConfig,
-    Fetcher,
-    Response,
-    _Decoder,
-    _Inflate,
-    _retry_after,
-)
+from sitescout._http import AddressGuard, FetchConfig, Fetcher, Response
+from sitescout._http.decode import Decoder, _Inflate
+from sitescout._http.fetch import _retry_after
 
 TEXT = b"<urlset>" + b"<url><loc>https://example.com/p</loc></url>" * 200 + b"</urlset>"
 
 
-def decode_all(decoder: _Decoder, body: bytes, step: int) -> bytes:
+def decode_all(decoder: Decoder, body: bytes, step: int) -> bytes:
     out: list[bytes] = []
     for pos in range(0, len(body), step):  # bounded by the body's length
         out += decoder.decode(body[pos : pos + step])
@@ -84,7 +78,7 @@ def test_inflate_refuses_garbage_for_gzip() -> None:
         _Inflate(31).decode(b"not gzip at all", 1 << 20)
 
 
-# -- _Decoder ----------------------------------------------------------------------------------
+# -- Decoder -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -103,7 +97,7 @@ def test_inflate_refuses_garbage_for_gzip() -> None:
 def test_decoder_gives_the_document_whatever_the_encoding_and_chunking(
     encoding: str, body: bytes, step: int
 ) -> None:
-    decoder = _Decoder(encoding, 1 << 20)
+    decoder = Decoder(encoding, 1 << 20)
     assert decode_all(decoder, body, step) == TEXT
     assert decoder.ended() and not decoder.truncated and decoder.bytes == len(TEXT)
 
@@ -111,20 +105,20 @@ def test_decoder_gives_the_document_whatever_the_encoding_and_chunking(
 @pytest.mark.parametrize("encoding", ["", "gzip"])
 def test_decoder_cuts_at_the_cap_and_says_so(encoding: str) -> None:
     body = gzip.compress(TEXT) if encoding else TEXT
-    decoder = _Decoder(encoding, 1000)
+    decoder = Decoder(encoding, 1000)
     out = decode_all(decoder, body, 512)
     assert out == TEXT[:1000] and decoder.truncated and decoder.bytes == 1000
 
 
 def test_decoder_keeps_a_one_byte_body_until_flush() -> None:
-    decoder = _Decoder("", 100)
+    decoder = Decoder("", 100)
     assert decoder.decode(b"x") == []  # too short to tell gzip from text yet
     assert decoder.flush() == [b"x"]
 
 
 def test_decoder_a_cut_gzip_has_not_ended() -> None:
     body = gzip.compress(TEXT)
-    decoder = _Decoder("gzip", 1 << 20)
+    decoder = Decoder("gzip", 1 << 20)
     decode_all(decoder, body[:-8], 64)  # the trailer is missing
     assert not decoder.ended()
 

@@ -31,8 +31,10 @@ network I/O; nothing imports `cli`):
     _html.py       one HTML page read into a PageInfo (pure)
     _cookies.py    cookies.txt reading and cookie matching for FetchConfig (pure)
     _local.py      sitemaps read from disk (file:// URLs, --map folders): path rules, reads
-    _http.py       the only network I/O: client, retries, decoding, size caps, SSRF guard;
-                   local documents (via _local) take the same decoding path
+    _http/         the only network I/O: config (FetchConfig, TLS), guard (SSRF), decode
+                   (content codings, size caps), pace (--rate, Crawl-delay), failure (errors
+                   in plain words), fetch (the client, retries, redirects); local documents
+                   (via _local) take the same decoding path
     _signals.py    Ctrl-C around work that must not be torn
     _discover.py   the discovery chain: sitemap given -> robots.txt -> well-known paths
     _pool.py       the async driver/worker pool shared by the walk and the crawl

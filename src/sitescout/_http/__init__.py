@@ -1,0 +1,61 @@
+"""The only network I/O of sitescout (§3, §14).
+
+One `Fetcher` per run wraps one `httpx.AsyncClient` and reads every document of a walk: over
+HTTP, or from disk for a `file://` URL or a `--map` prefix. Each room has one job, and imports
+only rooms listed above it:
+
+    config.py   `FetchConfig`: what the user asks of the network, checked; the TLS context and
+                the environment's proxies that follow from it
+    decode.py   bodies decoded as they stream (`Content-Encoding`, gzip by magic bytes) under the
+                decoded-size cap, into a `Sink`
+    failure.py  a failed connection or transfer in plain words
+    guard.py    the SSRF guard (`AddressGuard`, address classes) and the transports every
+                connection goes through: pinned to checked addresses, or routed to a proxy
+    pace.py     `--rate` per host (`RATE_CLOCK`) and robots.txt `Crawl-delay` (`Pacer`)
+    fetch.py    the `Fetcher` (redirects, retries, credentials, local files) and its `Response`
+
+Imports run one way: config <- guard, pace <- fetch; decode and failure import no other room,
+and only fetch imports them. This face hands on the names the rest of sitescout imports.
+"""
+
+from .config import (
+    DEFAULT_USER_AGENT,
+    EnvProxies,
+    FetchConfig,
+    mask_url,
+    proxy_problem,
+    render_problem,
+    ssl_context_for,
+)
+from .failure import connect_failure
+from .fetch import Fetcher, Response
+from .guard import (
+    AddressGuard,
+    AddressRefused,
+    PinnedTransport,
+    Resolver,
+    address_allowed,
+    address_class,
+)
+from .pace import MAX_CRAWL_DELAY, Pacer
+
+__all__ = [
+    "DEFAULT_USER_AGENT",
+    "MAX_CRAWL_DELAY",
+    "AddressGuard",
+    "AddressRefused",
+    "EnvProxies",
+    "FetchConfig",
+    "Fetcher",
+    "Pacer",
+    "PinnedTransport",
+    "Resolver",
+    "Response",
+    "address_allowed",
+    "address_class",
+    "connect_failure",
+    "mask_url",
+    "proxy_problem",
+    "render_problem",
+    "ssl_context_for",
+]

@@ -1,0 +1,185 @@
+"""Response bodies decoded as their bytes arrive, under one decoded-size cap.
+
+`Content-Encoding` (gzip, deflate, and br when the `brotli` package is installed) and gzip by
+magic bytes are decoded here, not by httpx, so that the decoded-size cap (default 50 MiB) also
+stops gzip bombs, and a compressed body cut before its end marker is told apart from a whole one
+(`Decoder.ended`). Decoded bytes go to a `Sink`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Protocol
+
+try:  # optional: only advertised when it can be decoded
+    import brotli as _brotli
+except ImportError:  # pragma: no cover - depends on the environment
+    _brotli = None
+
+# The Accept-Encoding of every request: what `Decoder` can read.
+ACCEPT_ENCODING = "gzip, deflate, br" if _brotli is not None else "gzip, deflate"
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_STEP = 256 * 1024  # decompression output per step: bounds memory while a bomb is cut
+
+
+class Sink(Protocol):
+    """Receives decoded bytes as they arrive.
+
+    `drain` runs after each network read: the walker awaits there to hand entries downstream
+    (backpressure), and returning False stops reading the body early (a sniff has seen enough).
+    """
+
+    def feed(self, data: bytes) -> None: ...
+
+    async def drain(self) -> bool: ...
+
+
+_FEED = 2 * 1024  # compressed input per step: a member's end copies at most this much
+
+
+class _Inflate:
+    """zlib-family decoder with bounded output per call (gzip members, zlib or raw deflate)."""
+
+    def __init__(self, wbits: int) -> None:
+        self._wbits = wbits
+        self._d = zlib.decompressobj(wbits)
+        self._raw_fallback = wbits == 15
+        self._inside = False  # a member has begun and its end marker is not seen yet
+        self._members = 0  # members ended so far: zero bytes may pad what follows them
+
+    @property
+    def ended(self) -> bool:
+        return not self._inside
+
+    def decode(self, data: bytes, room: int) -> tuple[list[bytes], bool]:
+        """Decode `data`, producing at most `room` bytes; True when output was cut short."""
+        out: list[bytes] = []
+        pos = 0
+        pending = b""
+        while room > 0:
+            if not pending:
+                if pos >= len(data):
+                    break
+                # Fed in slices: zlib copies the input left after each member's end, which on
+                # a body of many tiny members would otherwise cost the whole rest each time.
+                pending = data[pos : pos + _FEED]
+                pos += len(pending)
+            if self._members and not self._inside:
+                pending = pending.lstrip(b"\x00")  # padding after a member
+                if not pending:
+                    continue
+            try:
+                chunk = self._d.decompress(pending, min(room, _STEP))
+            except zlib.error:
+                if not self._raw_fallback:
+                    raise
+                # "deflate" is zlib-wrapped by the RFC, raw in practice on some servers.
+                self._raw_fallback = False
+                self._d = zlib.decompressobj(-15)
+                continue
+            self._raw_fallback = False
+            self._inside = True
+            out.append(chunk)
+            room -= len(chunk)
+            if self._d.eof:
+                pending = self._d.unused_data
+                self._d = zlib.decompressobj(self._wbits)
+                self._inside = False
+                self._members += 1
+            else:
+                pending = self._d.unconsumed_tail
+        return out, bool(pending) or pos < len(data)
+
+
+class _Brotli:
+    def __init__(self) -> None:
+        assert _brotli is not None
+        self._d = _brotli.Decompressor()
+
+    @property
+    def ended(self) -> bool:
+        return bool(self._d.is_finished())
+
+    def decode(self, data: bytes, room: int) -> tuple[list[bytes], bool]:
+        out = self._d.process(data)
+        return [out[:room]], len(out) > room
+
+
+def undecodable(content_encoding: str) -> str | None:
+    """Why a body in this `Content-Encoding` cannot be read, or None when it can."""
+    for enc in (e.strip().lower() for e in content_encoding.split(",")):
+        if enc == "br" and _brotli is None:
+            return "the body is br-compressed; install the 'brotli' package to read it"
+        if enc == "zstd":
+            return (
+                "the body is zstd-compressed, which sitescout cannot decode (it never asks for it)"
+            )
+    return None
+
+
+class Decoder:
+    """Content-Encoding, then gzip by magic bytes (even on `.xml` URLs), under one size cap."""
+
+    def __init__(self, content_encoding: str, cap: int) -> None:
+        self.cap = cap
+        self.bytes = 0
+        self.truncated = False
+        self._layers: list[_Inflate | _Brotli] = []
+        for enc in reversed([e.strip().lower() for e in content_encoding.split(",")]):
+            if enc in ("gzip", "x-gzip"):
+                self._layers.append(_Inflate(31))
+            elif enc == "deflate":
+                self._layers.append(_Inflate(15))
+            elif enc == "br" and _brotli is not None:
+                self._layers.append(_Brotli())
+        self._sniffed = False
+        self._head = b""
+
+    def decode(self, data: bytes) -> list[bytes]:
+        chunks = [data]
+        for layer in self._layers:
+            chunks = self._through(layer, chunks)
+        if not self._sniffed:
+            self._head += b"".join(chunks)
+            if len(self._head) < 2:
+                return []
+            chunks, self._head, self._sniffed = [self._head], b"", True
+            if chunks[0].startswith(_GZIP_MAGIC):
+                self._layers.append(_Inflate(31))
+                chunks = self._through(self._layers[-1], chunks)
+        return self._limit(chunks)
+
+    def flush(self) -> list[bytes]:
+        head, self._head = self._head, b""
+        self._sniffed = True
+        return self._limit([head]) if head else []
+
+    def ended(self) -> bool:
+        """Whether every compressed layer reached its end marker (a cut stream has not)."""
+        return all(layer.ended for layer in self._layers)
+
+    def _through(self, layer: _Inflate | _Brotli, chunks: list[bytes]) -> list[bytes]:
+        out: list[bytes] = []
+        room = self.cap - self.bytes + 1  # one byte more than allowed reveals the cut
+        for chunk in chunks:
+            decoded, cut = layer.decode(chunk, room)
+            out.extend(decoded)
+            room -= sum(len(d) for d in decoded)
+            if cut or room <= 0:
+                break
+        return out
+
+    def _limit(self, chunks: list[bytes]) -> list[bytes]:
+        out: list[bytes] = []
+        for chunk in chunks:
+            room = self.cap - self.bytes
+            if len(chunk) > room:
+                chunk = chunk[:room]
+                self.truncated = True
+            if chunk:
+                out.append(chunk)
+                self.bytes += len(chunk)
+            if self.truncated:
+                break
+        return out
