@@ -36,16 +36,16 @@ from ._llms import (
 from ._models import DocumentRecord, LlmsSummary, WalkReport
 from ._parse import SitemapParser
 from ._robots import Robots, parse_robots
+from ._rules import WELL_KNOWN_SITEMAPS
 from ._urls import looks_like_sitemap_url, normalize_url, origin_of, site_key
 
 log = logging.getLogger(__name__)
 
 ROBOTS_TIMEOUT = 8.0
 ROBOTS_MAX_BYTES = 512 * 1024
-WELL_KNOWN: tuple[tuple[str, str], ...] = (
-    ("sitemap.xml", "/sitemap.xml"),
-    ("sitemap_index.xml", "/sitemap_index.xml"),
-    ("sitemap-index.xml", "/sitemap-index.xml"),
+# (source name, path) of each well-known sitemap path, in the order tried.
+WELL_KNOWN: tuple[tuple[str, str], ...] = tuple(
+    (path.removeprefix("/"), path) for path in WELL_KNOWN_SITEMAPS
 )
 # §9 step 6: the answers that say the site pushes back on plain HTTP clients.
 BLOCKING_STATUSES = frozenset({403, 429})

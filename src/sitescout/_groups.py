@@ -17,21 +17,31 @@ not seen before are counted in `other`, so counts still add up to the URLs consu
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ._errors import UsageError
 from ._models import Entry
+from ._rules import MIN_GROUP_SIZE
 
-__all__ = ["OTHER", "ROOT", "PathGroup", "PathGrouper", "group_by_path_prefix", "group_key"]
+__all__ = [
+    "MIN_GROUP_SIZE",
+    "OTHER",
+    "ROOT",
+    "PathGroup",
+    "PathGrouper",
+    "group_by_path_prefix",
+    "group_key",
+    "split_groups",
+    "subgroup_key",
+]
 
 log = logging.getLogger(__name__)
 
 ROOT = "/"
 OTHER = "other"
 MAX_SAMPLES = 10
-MIN_GROUP_SIZE = 3
 MAX_GROUPS = 10_000
 
 
@@ -58,6 +68,21 @@ def group_key(url: str, depth: int = 1) -> str | None:
     if not segments:
         return ROOT
     return "/" + "/".join(segments) + "/*"
+
+
+def subgroup_key(key: str, segment: str) -> str:
+    """The group one segment below the group `key`: `/docs/*` and `api` give `/docs/api/*`, as
+    `group_key` groups `/docs/api/x` at depth 2. For callers that read segments themselves."""
+    return f"{key[:-1]}{segment}/*"
+
+
+def split_groups(counts: Mapping[str, int]) -> tuple[list[str], list[str]]:
+    """The groups shown on their own, largest first (then by prefix), and the ones of fewer than
+    `MIN_GROUP_SIZE` URLs, in the order given, that `other` takes in."""
+    big = sorted(
+        (k for k, n in counts.items() if n >= MIN_GROUP_SIZE), key=lambda k: (-counts[k], k)
+    )
+    return big, [k for k, n in counts.items() if n < MIN_GROUP_SIZE]
 
 
 class _Group:
@@ -110,15 +135,13 @@ class PathGrouper:
 
     def groups(self) -> list[PathGroup]:
         """Groups of at least 3 URLs by count (largest first, then by prefix), `other` last."""
-        big = [(k, g) for k, g in self._groups.items() if g.count >= MIN_GROUP_SIZE]
-        big.sort(key=lambda kg: (-kg[1].count, kg[0]))
-        out = [PathGroup(k, g.count, tuple(g.samples)) for k, g in big]
+        big, small = split_groups({k: g.count for k, g in self._groups.items()})
+        out = [PathGroup(k, self._groups[k].count, tuple(self._groups[k].samples)) for k in big]
         other_count = self._other.count
         samples: list[str] = []
-        for group in self._groups.values():
-            if group.count < MIN_GROUP_SIZE:
-                other_count += group.count
-                samples.extend(group.samples[: MAX_SAMPLES - len(samples)])
+        for group in (self._groups[k] for k in small):
+            other_count += group.count
+            samples.extend(group.samples[: MAX_SAMPLES - len(samples)])
         samples.extend(self._other.samples[: MAX_SAMPLES - len(samples)])
         if other_count:
             out.append(PathGroup(OTHER, other_count, tuple(samples)))

@@ -8,9 +8,9 @@ so `junk_filter` takes all URLs at once (the sampler's thousands, not the 10M in
 * numbered one-offs (`/promo1/`) are junk only when at least three numbered siblings exist: same
   parent path, same alphabetic prefix, three distinct numbers counting the URL itself.
 
-The table's rows are written with a trailing `/` (`/test-content/`); normalized URLs often have
-none, so every row also matches at the end of the path. Each removed URL is recorded with the row's
-pattern as written in JUNK.md, so a user can look the rule up.
+The rows are `_rules.JUNK_ROWS`, written as in JUNK.md's table. A row written with a trailing `/`
+also matches at the end of the path (`/test-content` too), since normalized URLs often have none.
+Each removed URL is recorded with its row's pattern as written there, so a user can look it up.
 
 Never junk, checked before any pattern: paths ending in a pagination form (`/page-2/`,
 `/page/2/`: the pagination filter owns those), yearly and monthly archive pages (`/year-2024/`,
@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from ._rules import JUNK_ROWS, PAGINATION_FORM, YEARLY_ARCHIVE, JunkRow, path_regex, row_core
 from ._urls import slugify, url_path
 
 __all__ = ["JunkResult", "format_junk_notice", "junk_filter"]
@@ -38,28 +39,17 @@ class JunkResult:
     junk: list[tuple[str, str]] = field(default_factory=list)
 
 
-# (pattern as written in JUNK.md, what it matches). Unconditional rows, checked in table order.
+# (pattern as written in JUNK.md, what it matches): the rows without a check, in table order.
 _PLAIN_ROWS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (label, re.compile(regex))
-    for label, regex in (
-        (r"^/test(\b|-|\d|/)", r"^/test(?:\b|-|\d|/)"),
-        ("/test-content/", r"/test-content(?:/|$)"),
-        (r"/[a-z-]*-test(/|$)", r"/[a-z-]*-test(?:/|$)"),
-        ("/sample-?page/", r"/sample-?page(?:/|$)"),
-        ("/page-sample/", r"/page-sample(?:/|$)"),
-        ("/staging/", r"/staging(?:/|$)"),
-        ("/dev/", r"/dev(?:/|$)"),
-        (r"/holiday[0-9]+(/|$)", r"/holiday[0-9]+(?:/|$)"),
-        (r"/[0-9]{3,}-[0-9]+(/|$)", r"/[0-9]{3,}-[0-9]+(?:/|$)"),
-    )
+    (row.pattern, re.compile(path_regex(row.pattern))) for row in JUNK_ROWS if row.check is None
 )
-_COPY = re.compile(r"-([234])(?=/|$)")
-_NUMBERED = re.compile(r"^([a-z]+)([0-9]+)$")
-_NUMBERED_LABEL = r"/[a-z]+[0-9]+(/|$)"
-_NEVER_JUNK = re.compile(
-    r"/page[/-][0-9]+/?$"  # pagination forms
-    r"|(?:^|/)(?:year-|archives?-)?(?:19|20)[0-9]{2}(?:-(?:0[1-9]|1[0-2]))?/?$"  # archives
-)
+# The copy rows by their suffix (`-2`), each a group of one regex, so a path is read once.
+_COPY_ROWS = tuple(row for row in JUNK_ROWS if row.check == "copy")
+_COPY = re.compile("(?:" + "|".join(f"({row_core(row)})" for row in _COPY_ROWS) + ")(?=/|$)")
+# The siblings row: a numbered segment (`promo12`), its prefix the segment less its digits.
+_SIBLINGS = next(row for row in JUNK_ROWS if row.check == "siblings")
+_NUMBERED = re.compile(f"^(?:{row_core(_SIBLINGS)})$")
+_NEVER_JUNK = re.compile(f"{PAGINATION_FORM}|{YEARLY_ARCHIVE}")
 
 
 def junk_filter(
@@ -101,11 +91,17 @@ class _Context:
             if path[copy.start() - 1] == "/":
                 continue  # `[^/]+` needs something before the suffix
             if _path_key(path[: copy.start()] + path[copy.end() :]) in self._paths:
-                return f"/[^/]+-{copy.group(1)}(/|$)"
+                return _copy_row(copy).pattern
         for group, _ in _numbered_segments(path):
             if len(self._numbers.get(group, ())) >= 3:
-                return _NUMBERED_LABEL
+                return _SIBLINGS.pattern
         return None
+
+
+def _copy_row(copy: re.Match[str]) -> JunkRow:
+    """The copy row whose suffix `copy` found: each is one group of `_COPY`."""
+    groups = zip(_COPY_ROWS, copy.groups(), strict=True)
+    return next(row for row, found in groups if found is not None)
 
 
 def _path_key(path: str) -> str:
@@ -119,7 +115,8 @@ def _numbered_segments(path: str) -> Iterator[tuple[tuple[str, str], str]]:
         match = _NUMBERED.match(segment)
         if match is not None:
             parent = "/".join(segments[:index])
-            yield (parent, match.group(1)), match.group(2).lstrip("0") or "0"
+            prefix = match.group().rstrip("0123456789")
+            yield (parent, prefix), match.group()[len(prefix) :].lstrip("0") or "0"
 
 
 def _protection(pages: Iterable[str]) -> Callable[[str, str], bool]:

@@ -45,6 +45,8 @@ import statistics
 from collections.abc import Iterable
 from typing import Final, Literal
 
+from ._rules import DATE_ARCHIVE, DATED_POST, IA_KEYWORDS
+
 __all__ = [
     "CHECKLIST",
     "IA_KEYWORDS",
@@ -79,12 +81,6 @@ LABELS: Final[dict[PageType, str]] = {
     "subsection": "sub-section landing",
     "page": "page",
 }
-
-# SCORING.md's IA-pillar keywords, verbatim. Scoring and inference share them.
-IA_KEYWORDS: Final[frozenset[str]] = frozenset(
-    "about pricing products product services service contact team blog help docs doc support "
-    "features feature customers work case-studies story stories".split()
-)
 
 # Whole last segments that are forms, and words that start a short form slug (`donate-now`).
 _FORM_SEGMENTS = frozenset(
@@ -127,17 +123,8 @@ _TITLE_DATA = frozenset(
 _TITLE_LISTING = frozenset("archive archives category tag topics latest".split())
 _FREQUENT = frozenset({"always", "hourly", "daily"})
 
-_YEAR = r"(?:19|20)[0-9]{2}"
-_MONTH = r"(?:0?[1-9]|1[0-2])"
-_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
-# SCORING.md's date-like archive forms, at the end of the path (see `is_date_archive`).
-_DATE_ARCHIVE = re.compile(
-    rf"(?:^|/)(?:{_YEAR}/{_MONTH}(?:/{_DAY})?|{_YEAR}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01]))/?$"
-)
-# A date followed by more path (`/2024/05/01/slug`, `/2024/05/slug`) or a dated slug.
-_DATED_POST = re.compile(
-    rf"/{_YEAR}/{_MONTH}/(?:{_DAY}/)?[^/]*[a-z][^/]*|/{_YEAR}-[0-9]{{2}}-[0-9]{{2}}-[a-z]"
-)
+_DATE_ARCHIVE = re.compile(DATE_ARCHIVE)
+_DATED_POST = re.compile(DATED_POST)
 _LONG_SLUG_WORDS = 4
 _SHORT_SLUG_WORDS = 2
 _LISTING_CHILDREN = 5

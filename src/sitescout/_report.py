@@ -34,9 +34,18 @@ from dataclasses import dataclass, field
 import squarify  # type: ignore[import-untyped, unused-ignore]
 
 from ._budget import budget_label
-from ._groups import MIN_GROUP_SIZE, OTHER, ROOT, group_key
+from ._groups import MIN_GROUP_SIZE, OTHER, ROOT, group_key, split_groups, subgroup_key
 from ._junk import junk_filter
 from ._models import Entry, WalkReport
+from ._rules import (
+    AUTH_WORDS,
+    JUNK_ROWS,
+    MONTH_NUMBER,
+    path_regex,
+    required_literal,
+    row_core,
+    spellings,
+)
 from ._urls import classify
 
 __all__ = ["InventoryInfo", "ReportBuilder", "render_report"]
@@ -69,18 +78,45 @@ _TWO_SEGMENTS = re.compile(r"/+([^/?#\n]+)(?:/+([^/?#\n]+))?")
 _ODD_HEAD = re.compile(r"^/(?:[^/?#\n]+/)?/", re.M)
 _NOT_SEGMENT_LED = re.compile(r"^(?!/[^/?#\n])[^\n]*$", re.M)
 _FIRST_SEGMENT = re.compile(r"^/([^/?#\n]+)", re.M)
-_MONTH = re.compile(r"([0-9]{4}-(?:0[1-9]|1[0-2]))(?![0-9])")
+_MONTH = re.compile(rf"([0-9]{{4}}-{MONTH_NUMBER})(?![0-9])")
 _FIRST_8 = operator.itemgetter(slice(0, 8))  # a month and the character after it
 # urlsplit strips and drops these, so a line holding one takes the exact, slower path.
 _UNUSUAL = re.compile(r"[\x00-\x09\x0b-\x20\x7f]")
-# Literal fragments without which no junk row can match (`str.find` over the whole batch is
-# cheaper than any regex scan), then regexes for the rows that are shapes rather than words.
-# The tests check these prefilters against `junk_filter` and `classify` themselves.
-_JUNK_WORDS = ("test", "sample", "staging", "/dev", "holiday")
-# Two patterns, each starting with one literal character, scan several times faster than one.
-_JUNK_COPY = re.compile(r"-[234](?:[/?#\n]|$)", re.M)
-_JUNK_NUMBERED = re.compile(r"/(?:[0-9]{3,}-[0-9]|[a-z]+[0-9]+(?:[/?#\n]|$))", re.M)
-_AUTH_WORDS = ("account", "dashboard", "admin", "login", "log-in", "signin", "sign-in")
+_AUTH_WORDS = spellings(AUTH_WORDS)  # what every sign-in path holds, for `str.find`
+
+
+def _on_lines(regex: str) -> str:
+    """A path regex read over a batch's lines, where a path ends at a query, a fragment or the
+    line's end and no longer starts the line (an origin may come first)."""
+    regex = regex.removeprefix("^").replace("[^/]", "[^/?#\n]")
+    return regex.replace("(?:/|$)", "(?:[/?#\n]|$)")
+
+
+def _junk_prefilter() -> tuple[tuple[str, ...], tuple[re.Pattern[str], ...], re.Pattern[str]]:
+    """The cheap scan for junk candidates, from the junk rows: a literal that every match of a
+    row holds (`/test`, `/staging`: `str.find` over the whole batch beats any regex scan), else
+    the row's regex over the lines; the copy rows by their suffix, which also locates copies.
+    The tests check the scan against `junk_filter` itself."""
+    words: list[str] = []
+    shapes: list[str] = []
+    for row in JUNK_ROWS:
+        if row.check == "copy":
+            continue  # by their suffix, below
+        regex = path_regex(row.pattern)
+        word = required_literal(regex)
+        if len(word) >= 3:  # shorter ones are on most lines
+            words.append(word)
+        else:
+            shapes.append(_on_lines(regex))
+    words = list(dict.fromkeys(words))
+    needed = tuple(w for w in words if not any(o in w for o in words if o != w))  # `/test`
+    copies = "|".join(row_core(row) for row in JUNK_ROWS if row.check == "copy")
+    # One regex for the shapes: they all start with `/`, and sre factors a common prefix out.
+    patterns = (re.compile("|".join(shapes), re.M),) if shapes else ()
+    return needed, patterns, re.compile(f"({copies})(?:[/?#\n]|$)", re.M)
+
+
+_JUNK_WORDS, _JUNK_SHAPES, _JUNK_COPY = _junk_prefilter()
 
 
 @dataclass(slots=True)
@@ -200,7 +236,7 @@ class ReportBuilder:
                 low if len(low) == len(line) else line
                 for line, low in ((line, line.lower()) for line in text.split("\n"))
             )
-        junk = _spans(lowered, _JUNK_WORDS, (_JUNK_COPY, _JUNK_NUMBERED))
+        junk = _spans(lowered, _JUNK_WORDS, (*_JUNK_SHAPES, _JUNK_COPY))
         if junk:
             self._find_junk(origin, text, lowered, junk)
         auth = _spans(lowered, _AUTH_WORDS, ())
@@ -236,7 +272,7 @@ class ReportBuilder:
                 if k1 is None or k1 == ROOT:
                     self._count(k1, None, n)
                 else:
-                    self._count(k1, f"{k1[:-1]}{second}/*" if second else k1, n)
+                    self._count(k1, subgroup_key(k1, second) if second else k1, n)
                 continue
             # The origin alone or with a query, or a URL of another origin: the general path.
             match = _PREFIX.match(_whole(origin, head))
@@ -285,7 +321,7 @@ class ReportBuilder:
             if k1 is None or k1 == ROOT:
                 self._count(k1, None, n)
             else:
-                self._count(k1, f"{k1[:-1]}{second}/*" if second else k1, n)
+                self._count(k1, subgroup_key(k1, second) if second else k1, n)
 
     def _key(self, prefix: str) -> str | None:
         """`group_key(prefix, 1)`, cached: a site has few first segments and many URLs."""
@@ -374,18 +410,18 @@ class ReportBuilder:
     def _find_junk(self, origin: str, text: str, lowered: str, spans: set[tuple[int, int]]) -> None:
         """Run the junk rows on the candidate lines of a batch, plus the lines a `-2` copy
         among them would be a copy of (the copy rows compare URLs with each other)."""
-        copies = [
-            (line, m.start())
+        originals = [  # what each `-2` copy would be a copy of: the line without its suffix
+            line[: m.start(1)] + line[m.end(1) :]
             for line in (lowered[a:b] for a, b in spans)
             for m in _JUNK_COPY.finditer(line)
         ]
-        if len(copies) > _COPY_LOOKUPS:  # each lookup scans the batch: judge it whole instead
+        if len(originals) > _COPY_LOOKUPS:  # each lookup scans the batch: judge it whole instead
             urls = [_whole(origin, line) for line in text.split("\n")]
         else:
             context = set(spans)
             padded = "\n" + lowered
-            for line, at in copies:
-                context.update(_same_path_lines(padded, line[:at] + line[at + 2 :]))
+            for original in originals:
+                context.update(_same_path_lines(padded, original))
             urls = [_whole(origin, text[a:b]) for a, b in sorted(context)]
         for url, pattern in junk_filter(urls).junk:
             self.junk_count += 1
@@ -406,10 +442,9 @@ class ReportBuilder:
 
     def group_table(self) -> list[tuple[str, int]]:
         """Groups of at least 3 URLs, largest first, `other` last (as `sitescout groups`)."""
-        big = [(k, n) for k, n in self.groups.items() if n >= MIN_GROUP_SIZE]
-        big.sort(key=lambda kn: (-kn[1], kn[0]))
-        other = self.group_other + sum(n for n in self.groups.values() if n < MIN_GROUP_SIZE)
-        return big + ([(OTHER, other)] if other else [])
+        big, small = split_groups(self.groups)
+        other = self.group_other + sum(self.groups[k] for k in small)
+        return [(k, self.groups[k]) for k in big] + ([(OTHER, other)] if other else [])
 
     def children_of(self, group: str) -> list[tuple[str, int]]:
         """Depth-2 groups of `group`, largest first, with `other` (the rest) last."""

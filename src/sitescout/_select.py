@@ -26,14 +26,15 @@ Pipeline of `select_pages`:
    * `--single`: the given URL (the site URL when none): the matching candidate, or a new one when
      the sitemap did not list it, since the user named it.
 
-Scoring choices the table leaves open (SCORING.md is the source of truth; these only settle what
-it does not say):
+Scoring choices the table leaves open (SCORING.md is the source of truth, and `_rules.WEIGHTS`
+its copy as data; these only settle what it does not say):
    * segments are compared lowercased and without a page extension (`/About.html` is `/about`);
    * a date-like archive matches at the end of the path (`/blog/2024/05/` as well as `/2024/05/`);
    * "`/vN` word" is a `vN` word of a segment (`/v2/`, `/pricing-v2`, `/docs/v1.2`);
    * `-old`, `-archive`, ... must end their word (`/golden-oldies` is not an old copy);
-   * auth-walled uses §8's definition (`_urls`): `/login` and `/log-in`, not `/accounting`, so a
-     page is penalized exactly when it is flagged `requiresAuth`;
+   * auth-walled uses §8's definition (`_rules.AUTH_PATH`, as `_urls` does): `/login` and
+     `/log-in`, not `/accounting`, so a page is penalized exactly when it is flagged
+     `requiresAuth`;
    * each rule counts once per URL; priority outside 0–1 is ignored, like the parser does.
 """
 
@@ -50,7 +51,6 @@ from ._junk import junk_filter
 from ._models import Entry
 from ._pagetype import (
     CHECKLIST,
-    IA_KEYWORDS,
     LABELS,
     PageType,
     SiteShape,
@@ -59,7 +59,16 @@ from ._pagetype import (
     path_segments,
     segment_stem,
 )
-from ._urls import AUTH_PATH, SlugRegistry, classify, normalize_url, url_path
+from ._rules import (
+    AUTH_PATH,
+    BARE_COPY_SEGMENTS,
+    IA_KEYWORDS,
+    OLD_COPY,
+    PAGE_WORD,
+    VERSION_WORD,
+    WEIGHTS,
+)
+from ._urls import SlugRegistry, classify, normalize_url, url_path
 
 __all__ = [
     "CHECKLIST_POINTS",
@@ -86,26 +95,18 @@ CapSource = Literal["default", "--cap", "--all", "--single", "--pages", "prompt-
 Breakdown = tuple[tuple[str, float], ...]
 
 DEFAULT_CAP: Final = 5
-CHECKLIST_POINTS: Final = 8.0
 LARGE_RUN: Final = 100  # §11: `--all` above this many pages asks first
 MIN_TEMPLATES: Final = 3  # §11: fewer distinct templates than this asks first
 SECONDS_PER_PAGE: Final = 2.0  # §11's example: 247 pages, ~8 minutes
 
-# SCORING.md's rows, by the names the breakdowns and the crawl log use.
-RULES: Final[dict[str, str]] = {
-    "home": "+10: the path is / (or empty)",
-    "ia-pillar-keyword": "+5: the first path segment is an IA-pillar keyword",
-    "sitemap-priority": "+5 × priority: the sitemap declared a <priority> (0.0–1.0)",
-    "shallow-path": "+2: exactly one path segment",
-    "extra-depth": "−1 per segment beyond the first",
-    "date-like-archive": "−3: /YYYY/MM/DD/, /YYYY-MM-DD/ or /YYYY/MM/",
-    "version-test-marker": "−3: /vN/, a bare /2/ or /3/, or -old/-archive/-legacy/-deprecated",
-    "auth-walled": "−5: /account, /dashboard, /admin, /login or /signin",
-    "page-type-checklist": "+8: the URL fills a slot of the page-type checklist",
-}
+# SCORING.md's rows, by the names the breakdowns and the crawl log use: points, and their text.
+_POINTS: Final[dict[str, float]] = {name: float(weight.points) for name, weight in WEIGHTS.items()}
+RULES: Final[dict[str, str]] = {name: weight.text for name, weight in WEIGHTS.items()}
+CHECKLIST_POINTS: Final = _POINTS["page-type-checklist"]
 
-_VERSION_WORD = re.compile(r"(?:^|[-.])v[0-9]+(?:[-.]|$)")
-_OLD_COPY = re.compile(r"-(?:old|legacy|deprecated|archive[ds]?)(?![a-z])")
+_AUTH_PATH = re.compile(AUTH_PATH)
+_VERSION_WORD = re.compile(VERSION_WORD)
+_OLD_COPY = re.compile(OLD_COPY)
 _YEAR_ONLY = re.compile(r"[0-9]{4}")
 _YEAR_MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
 
@@ -159,21 +160,21 @@ def score_path(
     segments = path_segments(path)
     rules: list[tuple[str, float]] = []
     if not segments:
-        rules.append(("home", 10.0))
+        rules.append(("home", _POINTS["home"]))
     elif segment_stem(segments[0]) in keywords:
-        rules.append(("ia-pillar-keyword", 5.0))
+        rules.append(("ia-pillar-keyword", _POINTS["ia-pillar-keyword"]))
     if priority is not None and 0.0 <= priority <= 1.0:
-        rules.append(("sitemap-priority", round(5.0 * priority, 6)))
+        rules.append(("sitemap-priority", round(_POINTS["sitemap-priority"] * priority, 6)))
     if len(segments) == 1:
-        rules.append(("shallow-path", 2.0))
+        rules.append(("shallow-path", _POINTS["shallow-path"]))
     elif len(segments) > 1:
-        rules.append(("extra-depth", -float(len(segments) - 1)))
+        rules.append(("extra-depth", _POINTS["extra-depth"] * (len(segments) - 1)))
     if is_date_archive(path):
-        rules.append(("date-like-archive", -3.0))
+        rules.append(("date-like-archive", _POINTS["date-like-archive"]))
     if _has_version_marker(segments):
-        rules.append(("version-test-marker", -3.0))
-    if AUTH_PATH.search(path.lower()):  # §8's rule, so the penalty and the flag agree
-        rules.append(("auth-walled", -5.0))
+        rules.append(("version-test-marker", _POINTS["version-test-marker"]))
+    if _AUTH_PATH.search(path.lower()):  # §8's rule, so the penalty and the flag agree
+        rules.append(("auth-walled", _POINTS["auth-walled"]))
     return tuple(rules)
 
 
@@ -182,7 +183,7 @@ def _has_version_marker(segments: Sequence[str]) -> bool:
         if _VERSION_WORD.search(segment) or _OLD_COPY.search(segment):
             return True
         # `/page/2/` is pagination, not a second copy.
-        if segment in ("2", "3") and (index == 0 or segments[index - 1] != "page"):
+        if segment in BARE_COPY_SEGMENTS and (index == 0 or segments[index - 1] != PAGE_WORD):
             return True
     return False
 

@@ -24,8 +24,8 @@ Normalization (`normalize_url`), §6 rules 1-6, idempotent. Choices the spec lea
       (spaces, controls, non-ASCII, `"<>`{}`) are percent-encoded as UTF-8, the way browsers send
       them; a `%` that does not start an escape becomes `%25` (otherwise decoding could create a new
       escape and break idempotence). Then `.`/`..` segments are removed per RFC 3986 §5.2.4.
-    * Query: tracking parameters are removed by exact name, case-insensitively (`utm_*`, `mc_*`,
-      `gclid`, `fbclid`, `_ga`, `ref`, `source`; `refresh` stays). Every other parameter keeps its
+    * Query: tracking parameters are removed by name, case-insensitively (`_rules.TRACKING_*`:
+      `utm_*`, `mc_*`, `gclid`, ...; `refresh` stays). Every other parameter keeps its
       order and its encoding; only escape hex is uppercased (RFC 3986 §6.2.2.1 equivalence) and
       invalid characters are percent-encoded as in the path. Empty parameters (`a=1&&b=2`) and an
       empty query (`?`) are dropped.
@@ -57,10 +57,17 @@ from typing import Literal, NamedTuple, TypeGuard
 from urllib.parse import unquote, urlsplit
 
 from . import _core
+from ._rules import (
+    AUTH_HEAD,
+    AUTH_PATH,
+    PAGE_WORD,
+    PAGINATION_HEAD,
+    PAGINATION_PATH,
+    PAGINATION_QUERY,
+)
 
 __all__ = [
     "ASSET_EXTENSIONS",
-    "AUTH_PATH",
     "SITEMAP_SUFFIXES",
     "Classification",
     "Decision",
@@ -263,14 +270,15 @@ ASSET_EXTENSIONS: frozenset[str] = frozenset(
     ".ico .bmp .tif .tiff .woff .woff2 .ttf .otf .eot .map .gz .mp3 .mp4 .webm .mov".split()
 )
 # Path rules run on the lowercased path, so no IGNORECASE (it makes sre several times slower).
-_API_PATH = re.compile(r"^/api(?:/|$)|/(?:wp-json|\.well-known)(?:/|$)")
-_PAGINATION_PATH = re.compile(r"/page[/-]0*([1-9][0-9]*)/?$")
-_PAGINATION_QUERY = re.compile(r"(?:^|&)paged?=0*([1-9][0-9]*)(?:&|$)", re.IGNORECASE)
-AUTH_PATH = re.compile(r"/(?:my-|wp-)?(?:account|dashboard|admin|log-?in|sign-?in)s?(?![a-z0-9])")
+_API_ROOT = r"api(?:/|$)"  # only as the first segment: docs portals have `/docs/.../api/` pages
+_API_ANYWHERE = r"(?:wp-json|\.well-known)(?:/|$)"
+_API_PATH = re.compile(rf"^/{_API_ROOT}|/{_API_ANYWHERE}")
+_PAGINATION_PATH = re.compile(PAGINATION_PATH)
+_PAGINATION_QUERY = re.compile(PAGINATION_QUERY, re.IGNORECASE)
+_AUTH_PATH = re.compile(AUTH_PATH)
 # One search that every path a rule could apply to matches: most paths need nothing more.
 _SUSPECT_PATH = re.compile(
-    r"/(?:api(?:/|$)|wp-json|\.well-known|page[/-]"
-    r"|(?:my-|wp-)?(?:account|dashboard|admin|log-?in|sign-?in))"
+    "|".join((f"/{_API_ROOT}", f"/{_API_ANYWHERE}", PAGINATION_HEAD, AUTH_HEAD))
 )
 
 
@@ -309,7 +317,7 @@ def _classify_path(path: str, query: str) -> Classification:
         return _API
     if _is_paginated(path, query):
         return _PAGINATION
-    if AUTH_PATH.search(path):
+    if _AUTH_PATH.search(path):
         return _AUTH
     return _KEEP
 
@@ -320,7 +328,7 @@ def _is_paginated(path: str, query: str) -> bool:
         match = _PAGINATION_PATH.search(path)
         if match is not None and match.group(1) != "1":
             return True
-    if query and "page" in query.lower():
+    if query and PAGE_WORD in query.lower():
         match = _PAGINATION_QUERY.search(query)
         return match is not None and match.group(1) != "1"
     return False
