@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitescout._html import MAX_HTML_BYTES, Heading, PageInfo, decode_html, parse_page
+from sitescout._html import MAX_HTML_BYTES, decode_html, parse_page
+from sitescout._models import Heading, PageInfo
 
 PAGE = "https://example.com/docs/guide/page.html"
 

@@ -14,8 +14,54 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "sitescout"
 
+# The package's floors, bottom to top: a module imports only from its own floor or below
+# (typing-only imports included: a record must not need the rules that fill it). Each name is
+# a module or a package (`_http` holds `_http.fetch`, ...); every module stands on one floor.
+LAYERS: list[tuple[str, set[str]]] = [
+    ("foundation", {"__about__", "_errors", "_rules", "_core", "_signals"}),
+    ("models", {"_models"}),
+    (
+        "pure rules",
+        {
+            "_urls",
+            "_locale",
+            "_budget",
+            "_cookies",
+            "_since",
+            "_robots",
+            "_llms",
+            "_junk",
+            "_pagetype",
+            "_select",
+            "_groups",
+            "_html",
+            "_parse",
+            "_report",
+        },
+    ),
+    ("I/O", {"_http", "_local", "_project", "_render", "_demo"}),
+    (
+        "orchestration",
+        {
+            "_pool",
+            "_ledger",
+            "_discover",
+            "_crawl",
+            "_pages",
+            "_walk",
+            "_scope",
+            "_extract",
+            "_batch",
+            "_table",
+        },
+    ),
+    ("API", {"_api", "sitescout"}),
+    ("CLI", {"cli", "__main__"}),
+]
+
 # Modules free of I/O: table- and property-tested without a network.
 PURE = {
+    "_rules",
     "_budget",
     "_errors",
     "_groups",
@@ -111,7 +157,7 @@ def test_pure_modules_import_no_io_module_and_no_cli(name: str) -> None:
         {
             target
             for target, _n, _top in _imports(name)
-            if _short(target) in IO or _short(target).startswith("cli")
+            if _short(target).split(".")[0] in IO or _short(target).startswith("cli")
         }
     )
     assert bad == []
@@ -126,3 +172,34 @@ def test_nothing_outside_the_cli_imports_the_cli() -> None:
         and any(_short(t).startswith("cli") for t, _n, _top in _imports(name))
     )
     assert importers == []
+
+
+def _floor(module: str) -> int:
+    """The floor of `sitescout.x.y`: the layer naming `x.y`, else `x`."""
+    short = _short(module)
+    for name in (short, short.split(".")[0]):
+        for floor, (_label, members) in enumerate(LAYERS):
+            if name in members:
+                return floor
+    raise AssertionError(f"{module} stands on no floor: add it to LAYERS")
+
+
+def test_every_module_stands_on_one_floor() -> None:
+    named = [name for _label, members in LAYERS for name in members]
+    assert len(named) == len(set(named))
+    for name in MODULES:
+        _floor(name)
+
+
+def test_no_import_runs_upward() -> None:
+    """An import from a higher floor is a layer the lower one should not know about; typing
+    imports count too. Fails on the code before the floors held: `_models` took `PageInfo`
+    from `_html`, and `_table` / `_batch` took the facade `_api`."""
+    upward = [
+        f"{_short(name)} ({LAYERS[_floor(name)][0]}) imports {_short(target)}"
+        f" ({LAYERS[_floor(target)][0]})"
+        for name in MODULES
+        for target, _n, _top in _imports(name)
+        if (target in MODULES or target == "sitescout._core") and _floor(target) > _floor(name)
+    ]
+    assert upward == []

@@ -176,8 +176,8 @@ _DEPRECATED: dict[str, tuple[str, str, str]] = {
     "CrawledPage": ("_models", "CrawledPage", "sitescout.walk(url, crawl=True) and its entries"),
     "SitemapFound": ("_models", "SitemapFound", "sitescout.walk(url, crawl=True)"),
     "SitemapParser": ("_parse", "SitemapParser", "sitescout.parse_document"),
-    "Heading": ("_html", "Heading", "sitescout.extract (pages/*.json hold the headings)"),
-    "PageInfo": ("_html", "PageInfo", "sitescout.extract (pages/*.json hold each PageInfo)"),
+    "Heading": ("_models", "Heading", "sitescout.extract (pages/*.json hold the headings)"),
+    "PageInfo": ("_models", "PageInfo", "sitescout.extract (pages/*.json hold each PageInfo)"),
     "parse_page": ("_html", "parse_page", "sitescout.extract (pages/*.json hold each page)"),
 }
 

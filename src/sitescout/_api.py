@@ -7,15 +7,11 @@ exception that is the rule's other half: an async iterable and its sync iterator
 from __future__ import annotations
 
 import asyncio
-import difflib
 import logging
 import os
-from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ._budget import Budgets
 from ._discover import (
     SNIFF,
     Discovery,
@@ -26,54 +22,24 @@ from ._discover import (
     fetch_robots,
     probe,
 )
-from ._errors import NothingFoundError, UsageError, refuse_running_loop
+from ._errors import NothingFoundError, refuse_running_loop
 from ._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from ._http import AddressGuard, FetchConfig, Fetcher
 from ._select import LargeRun, Question, questions
-from ._walk import SyncEntries, Walk, WalkOptions, as_walk_url, require_http_url
+from ._walk import (
+    SyncEntries,
+    Walk,
+    WalkOptions,
+    as_walk_url,
+    fetch_config,
+    require_http_url,
+    unknown_option,
+    walk_options,
+)
 
 log = logging.getLogger(__name__)
 
-_WALK_FIELDS = frozenset(WalkOptions.__dataclass_fields__)
-_FETCH_FIELDS = frozenset(FetchConfig.__dataclass_fields__)
-_BUDGET_FIELDS = frozenset(Budgets.__dataclass_fields__)
 _EXTRACT_FIELDS = frozenset(ExtractOptions.__dataclass_fields__) - {"out"}
-
-
-def _unknown(name: str, known: Iterable[str]) -> UsageError:
-    guess = difflib.get_close_matches(name, sorted(known), n=1)
-    hint = f" (did you mean {guess[0]!r}?)" if guess else ""
-    return UsageError(f"unknown option {name!r}{hint}")
-
-
-def walk_options(options: WalkOptions | None, kwargs: dict[str, Any]) -> WalkOptions:
-    """`options` with the keyword arguments applied; every value is checked here, up front."""
-    if options is not None and not isinstance(options, WalkOptions):
-        raise UsageError(f"options must be a WalkOptions, got {options!r}")
-    known = _WALK_FIELDS | _FETCH_FIELDS | _BUDGET_FIELDS
-    for name in kwargs:
-        if name not in known:
-            raise _unknown(name, known)
-    own = {k: v for k, v in kwargs.items() if k in _WALK_FIELDS}
-    # WalkOptions' own fields first, so `fetch=FetchConfig(...), timeout=5` keeps both.
-    opts = replace(options or WalkOptions(), **own)
-    fetch = _fetch_config(opts.fetch, {k: v for k, v in kwargs.items() if k in _FETCH_FIELDS})
-    budget_fields = {k: v for k, v in kwargs.items() if k in _BUDGET_FIELDS}
-    budgets = replace(opts.budgets, **budget_fields) if budget_fields else opts.budgets
-    if fetch is opts.fetch and budgets is opts.budgets:
-        return opts
-    return replace(opts, fetch=fetch, budgets=budgets)
-
-
-def _fetch_config(config: FetchConfig | None, fields: dict[str, Any]) -> FetchConfig:
-    if config is not None and not isinstance(config, FetchConfig):
-        raise UsageError(f"config must be a FetchConfig, got {config!r}")
-    for name in fields:
-        if name not in _FETCH_FIELDS:
-            raise _unknown(name, _FETCH_FIELDS)
-    if not fields:
-        return config or FetchConfig()
-    return replace(config or FetchConfig(), **fields)
 
 
 def _check_url(url: object) -> str:
@@ -116,7 +82,7 @@ async def discover_sitemaps_async(
     url = _check_url(url)
     if sitemap is not None:
         require_http_url(sitemap, "sitemap")
-    config = _fetch_config(config, kwargs)
+    config = fetch_config(config, kwargs)
     async with Fetcher(config, guard=AddressGuard(url)) as fetcher:
         plan = DiscoveryPlan(url, sitemap, user_agent=config.user_agent, rules=SNIFF)
         step = plan.start()
@@ -142,7 +108,7 @@ def extract_options(out: str | Path | None, kwargs: dict[str, Any]) -> ExtractOp
     """`ExtractOptions` from keywords; an unknown name is refused with a guess at the right one."""
     for name in kwargs:
         if name not in _EXTRACT_FIELDS:
-            raise _unknown(name, _EXTRACT_FIELDS)
+            raise unknown_option(name, _EXTRACT_FIELDS)
     return ExtractOptions(out=None if out is None else Path(out), **kwargs)
 
 

@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from ._api import walk_options
 from ._core import Batch, SeenSet
 from ._errors import UsageError
 from ._locale import base_prefix, path_locale
@@ -53,7 +52,7 @@ from ._project import lock_directory
 from ._signals import ctrl_c_ignored, ctrl_c_sets
 from ._table import ParquetWriter, require_pyarrow
 from ._urls import assume_https, document_key, is_http_url, normalize_url
-from ._walk import Walk, WalkOptions
+from ._walk import Walk, WalkOptions, walk_options
 
 log = logging.getLogger(__name__)
 

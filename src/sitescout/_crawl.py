@@ -55,9 +55,9 @@ from ._errors import (
     UsageError,
     check_whole,
 )
-from ._html import MAX_HTML_BYTES, PageInfo, looks_like_html, parse_page
+from ._html import MAX_HTML_BYTES, looks_like_html, parse_page
 from ._http import MAX_CRAWL_DELAY, AddressGuard, FetchConfig, Fetcher, Pacer, Response
-from ._models import SITEMAP_KINDS, CrawledPage, CrawlEvent, CrawlReport, SitemapFound
+from ._models import SITEMAP_KINDS, CrawledPage, CrawlEvent, CrawlReport, PageInfo, SitemapFound
 from ._parse import SitemapParser
 from ._pool import Pool
 from ._render import Renderer

@@ -4,12 +4,69 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ._errors import ErrorClass
 
-if TYPE_CHECKING:
-    from ._html import PageInfo
+# -- one HTML page, as `_html` reads it ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int  # 1-3
+    text: str
+
+
+@dataclass(slots=True)
+class PageInfo:
+    """What one HTML page says about itself. `to_dict()` is its JSON form."""
+
+    url: str  # the page's (final) URL, as given
+    base_url: str  # what relative links resolved against (`<base href>` or `url`)
+    title: str | None = None
+    canonical: str | None = None  # `<link rel="canonical">`, resolved and normalized
+    description: str | None = None  # `<meta name="description">`
+    language: str | None = None  # `<html lang>`
+    robots: str | None = None  # `<meta name="robots">`, e.g. "noindex, nofollow"
+    headings: list[Heading] = field(default_factory=list)  # h1-h3 in document order
+    links_internal: list[str] = field(default_factory=list)  # same site, unique, normalized
+    links_external: list[str] = field(default_factory=list)
+    link_count_internal: int = 0  # every `<a>`/`<area>` occurrence
+    link_count_external: int = 0
+    link_count_other: int = 0  # mailto:, tel:, javascript:, unresolvable
+    forms: int = 0
+    images: int = 0
+    iframes: int = 0
+    text_length: int = 0  # visible text, whitespace collapsed, without script/style/noscript
+    bytes: int = 0  # bytes of the body that were parsed
+    truncated: bool = False  # the body was longer than MAX_HTML_BYTES
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def is_empty(self) -> bool:
+        """No meaningful body (an `EmptyPageError`): no text, link, image, form or frame.
+
+        A title alone does not count: a JavaScript app's shell has one and nothing else.
+        """
+        return not (
+            self.text_length
+            or self.link_count_internal
+            or self.link_count_external
+            or self.images
+            or self.forms
+            or self.iframes
+        )
+
+    def to_dict(self, *, camel: bool = False) -> dict[str, Any]:
+        """The JSON form: field names as keys (`camel=True`: `linkCountInternal`, ...)."""
+        data = asdict(self)
+        return {_camel(k): v for k, v in data.items()} if camel else data
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
 
 # "page": a page the link crawl requested, in `WalkReport.errors` when it failed; "llms": an
 # llms.txt or an aggregate file it links to.

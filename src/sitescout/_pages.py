@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._crawl import fetch_page as crawl_fetch_page
 from ._errors import ErrorClass
-from ._html import PageInfo
 from ._http import Fetcher
+from ._models import PageInfo
 
 if TYPE_CHECKING:
     from ._render import Renderer

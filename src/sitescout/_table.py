@@ -23,11 +23,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ._api import walk as start_walk
 from ._errors import UsageError, refuse_running_loop
 from ._models import Entry
 from ._select import lastmod_datetime
-from ._walk import Walk, WalkOptions
+from ._walk import Walk, WalkOptions, as_walk_url, walk_options
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +241,7 @@ async def to_arrow_async(url: str, options: WalkOptions | None = None, **kwargs:
     when pyarrow is missing or an argument is wrong.
     """
     convert = BatchConverter()
-    walk = start_walk(url, options, **kwargs)
+    walk = Walk(as_walk_url(url, "site URL"), walk_options(options, kwargs))
     batches = await _record_batches(walk, convert)
     _log_report(walk)
     return convert.pa.Table.from_batches(batches, schema=convert.schema)

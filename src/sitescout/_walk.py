@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
 import itertools
 import logging
 import os
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ._budget import BudgetName, Budgets, BudgetTracker, budget_label, order_children
@@ -49,6 +51,7 @@ from ._locale import base_prefix, filter_children, path_locale, require_locale
 from ._models import DocumentRecord, Entry, Malformed, WalkReport
 from ._parse import SitemapParser
 from ._pool import Pool
+from ._rules import WELL_KNOWN_SITEMAPS
 from ._since import as_utc
 from ._urls import document_key, is_http_url, looks_like_sitemap_url, origin_of
 
@@ -191,6 +194,51 @@ def require_walk_url(value: object, name: str) -> str:
     if not is_http_url(value):
         raise UsageError(f"{name} must be an http(s) URL, got {value!r}")  # or a file:// one
     return value
+
+
+# -- keyword arguments: WalkOptions, FetchConfig and Budgets fields in one call ----------------
+
+_WALK_FIELDS = frozenset(WalkOptions.__dataclass_fields__)
+_FETCH_FIELDS = frozenset(FetchConfig.__dataclass_fields__)
+_BUDGET_FIELDS = frozenset(Budgets.__dataclass_fields__)
+
+
+def unknown_option(name: str, known: Iterable[str]) -> UsageError:
+    guess = difflib.get_close_matches(name, sorted(known), n=1)
+    hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+    return UsageError(f"unknown option {name!r}{hint}")
+
+
+def walk_options(options: WalkOptions | None, kwargs: dict[str, Any]) -> WalkOptions:
+    """`options` with the keyword arguments applied; every value is checked here, up front."""
+    if options is not None and not isinstance(options, WalkOptions):
+        raise UsageError(f"options must be a WalkOptions, got {options!r}")
+    known = _WALK_FIELDS | _FETCH_FIELDS | _BUDGET_FIELDS
+    for name in kwargs:
+        if name not in known:
+            raise unknown_option(name, known)
+    own = {k: v for k, v in kwargs.items() if k in _WALK_FIELDS}
+    # WalkOptions' own fields first, so `fetch=FetchConfig(...), timeout=5` keeps both.
+    opts = replace(options or WalkOptions(), **own)
+    fetch = fetch_config(opts.fetch, {k: v for k, v in kwargs.items() if k in _FETCH_FIELDS})
+    budget_fields = {k: v for k, v in kwargs.items() if k in _BUDGET_FIELDS}
+    budgets = replace(opts.budgets, **budget_fields) if budget_fields else opts.budgets
+    if fetch is opts.fetch and budgets is opts.budgets:
+        return opts
+    return replace(opts, fetch=fetch, budgets=budgets)
+
+
+def fetch_config(config: FetchConfig | None, fields: dict[str, Any]) -> FetchConfig:
+    """`config` (or the defaults) with `fields` of `FetchConfig` applied; UsageError for an
+    unknown one."""
+    if config is not None and not isinstance(config, FetchConfig):
+        raise UsageError(f"config must be a FetchConfig, got {config!r}")
+    for name in fields:
+        if name not in _FETCH_FIELDS:
+            raise unknown_option(name, _FETCH_FIELDS)
+    if not fields:
+        return config or FetchConfig()
+    return replace(config or FetchConfig(), **fields)
 
 
 def as_walk_url(value: object, name: str) -> str:
@@ -390,7 +438,7 @@ class Walk:
             and self.options.source != "llms"
         ):
             # §7: documentation portals often keep their own sitemap under their path.
-            sub = origin_of(self.url) + self.prefix + "sitemap.xml"
+            sub = origin_of(self.url) + self.prefix + WELL_KNOWN_SITEMAPS[0].lstrip("/")
             self._probes.add(sub)  # a guess like the well-known paths: missing is an answer
             if self._enqueue(sub, 1):
                 self.report.notes.append(
