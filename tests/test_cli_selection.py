@@ -11,7 +11,7 @@ from sitescout._select import (
     Candidate,
     FewTemplates,
     LargeRun,
-    Scope,
+    PagesWanted,
     Selection,
     questions,
     select_pages,
@@ -21,7 +21,7 @@ from sitescout.cli._selection import prompt_text, render_selection, warning_text
 from .test_select import ORIGIN, SITE, page
 
 
-def select(candidates: Sequence[Candidate] = SITE, scope: Scope | None = None) -> Selection:
+def select(candidates: Sequence[Candidate] = SITE, scope: PagesWanted | None = None) -> Selection:
     return select_pages(candidates, scope, site=ORIGIN)
 
 
@@ -51,7 +51,7 @@ def test_few_templates_counts_and_names(templates: tuple[PageType, ...], listed:
 
 def test_large_run_wording() -> None:
     candidates = [page("/"), page("/contact"), *(page(f"/blog/post-{n}") for n in range(246))]
-    (question,) = questions(select(candidates, Scope(mode="all")))
+    (question,) = questions(select(candidates, PagesWanted(mode="all")))
     assert warning_text(question) == (
         "--all selects 248 pages (more than 100), about 8 minutes of fetching."
     )
@@ -94,7 +94,7 @@ def test_render_default() -> None:
 
 
 def test_render_small_site_with_notes() -> None:
-    selection = select([page("/"), page("/about"), page("/search?q=x")], Scope(cap=2))
+    selection = select([page("/"), page("/about"), page("/search?q=x")], PagesWanted(cap=2))
     text = render_selection(
         selection,
         site="https://example.com/en/",
@@ -114,21 +114,25 @@ def test_render_small_site_with_notes() -> None:
 @pytest.mark.parametrize(
     ("scope", "heading"),
     [
-        pytest.param(Scope(mode="all"), "Selecting all 2 pages (--all):", id="all"),
-        pytest.param(Scope(cap=1), "Selecting 1 highest-priority page:", id="one"),
+        pytest.param(PagesWanted(mode="all"), "Selecting all 2 pages (--all):", id="all"),
+        pytest.param(PagesWanted(cap=1), "Selecting 1 highest-priority page:", id="one"),
         pytest.param(
-            Scope.from_flags(pages="about,nope"), "Selecting 1 page named with --pages:", id="pg"
+            PagesWanted.from_flags(pages="about,nope"),
+            "Selecting 1 page named with --pages:",
+            id="pg",
         ),
-        pytest.param(Scope.from_flags(single=True), "Selecting 1 page (--single):", id="single"),
+        pytest.param(
+            PagesWanted.from_flags(single=True), "Selecting 1 page (--single):", id="single"
+        ),
     ],
 )
-def test_render_headings(scope: Scope, heading: str) -> None:
+def test_render_headings(scope: PagesWanted, heading: str) -> None:
     text = render_selection(select([page("/"), page("/about")], scope), site=ORIGIN, source="x")
     assert heading in text.splitlines()
 
 
 def test_render_unmatched_and_empty() -> None:
-    selection = select([page("/style.css")], Scope.from_flags(pages="about"))
+    selection = select([page("/style.css")], PagesWanted.from_flags(pages="about"))
     assert render_selection(selection, site=ORIGIN, source="sitemap.xml") == (
         "Discovered 0 pages on https://example.com (sitemap.xml).\n"
         "Not among the discovered pages (1): about\n"

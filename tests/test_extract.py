@@ -19,7 +19,7 @@ import pytest
 from sitescout._errors import UsageError
 from sitescout._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from sitescout._http import FetchConfig, Fetcher
-from sitescout._pages import fetch_page
+from sitescout._pages import extract_page
 from sitescout._project import CRAWL_LOG, STATE, ProjectError, schema
 
 from .server import Reply, RequestHandler, Site, urlset
@@ -202,7 +202,7 @@ async def test_failure_classes_are_recorded_and_do_not_stop_the_others(
 async def test_closed_port_is_a_network_error() -> None:
     url = f"http://127.0.0.1:{closed_port()}/"
     async with Fetcher(FetchConfig(retries=0, connect_timeout=2)) as fetcher:
-        outcome = await fetch_page(fetcher, url)
+        outcome = await extract_page(fetcher, url)
     assert outcome.error_class == "NetworkError"
     assert not outcome.ok
 
@@ -334,6 +334,7 @@ async def test_a_site_without_sitemap_is_crawled_and_logged_as_bfs(
     validate(tmp_path)
 
 
+@pytest.mark.browser
 async def test_render_extracts_what_javascript_builds(site: Site, tmp_path: Path) -> None:
     """A page only its script fills: a plain fetch is EmptyPageError, --render reads it."""
     from .test_crawl import need_browser

@@ -17,7 +17,7 @@ from sitescout._select import (
     Candidate,
     FewTemplates,
     LargeRun,
-    Scope,
+    PagesWanted,
     Selection,
     questions,
     score_path,
@@ -53,7 +53,7 @@ SITE: list[Candidate] = [
 ]
 
 
-def select(candidates: Sequence[Candidate] = SITE, scope: Scope | None = None) -> Selection:
+def select(candidates: Sequence[Candidate] = SITE, scope: PagesWanted | None = None) -> Selection:
     return select_pages(candidates, scope, site=ORIGIN)
 
 
@@ -291,26 +291,28 @@ def test_is_date_archive() -> None:
 @pytest.mark.parametrize(
     ("flags", "expected"),
     [
-        pytest.param({}, Scope(), id="default"),
-        pytest.param({"cap": 3}, Scope(mode="cap", cap=3, source="--cap"), id="cap"),
-        pytest.param({"all_pages": True}, Scope(mode="all", source="--all"), id="all"),
+        pytest.param({}, PagesWanted(), id="default"),
+        pytest.param({"cap": 3}, PagesWanted(mode="cap", cap=3, source="--cap"), id="cap"),
+        pytest.param({"all_pages": True}, PagesWanted(mode="all", source="--all"), id="all"),
         pytest.param(
             {"pages": " about, ,/pricing/ "},
-            Scope(mode="pages", pages=("about", "/pricing/"), source="--pages"),
+            PagesWanted(mode="pages", pages=("about", "/pricing/"), source="--pages"),
             id="pages-string",
         ),
         pytest.param(
-            {"pages": ["about"]}, Scope(mode="pages", pages=("about",), source="--pages"), id="list"
+            {"pages": ["about"]},
+            PagesWanted(mode="pages", pages=("about",), source="--pages"),
+            id="list",
         ),
         pytest.param(
             {"single": True, "url": "https://x.com/a"},
-            Scope(mode="single", url="https://x.com/a", source="--single"),
+            PagesWanted(mode="single", url="https://x.com/a", source="--single"),
             id="single",
         ),
     ],
 )
-def test_scope_from_flags(flags: dict[str, object], expected: Scope) -> None:
-    assert Scope.from_flags(**flags) == expected  # type: ignore[arg-type]
+def test_scope_from_flags(flags: dict[str, object], expected: PagesWanted) -> None:
+    assert PagesWanted.from_flags(**flags) == expected  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -325,7 +327,7 @@ def test_scope_from_flags(flags: dict[str, object], expected: Scope) -> None:
 )
 def test_scope_usage_errors(flags: dict[str, object]) -> None:
     with pytest.raises(UsageError):
-        Scope.from_flags(**flags)  # type: ignore[arg-type]
+        PagesWanted.from_flags(**flags)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- selection by scope
@@ -354,17 +356,17 @@ def test_default_keeps_home_and_distinct_templates() -> None:
 
 
 def test_cap_3() -> None:
-    selection = select(scope=Scope.from_flags(cap=3))
+    selection = select(scope=PagesWanted.from_flags(cap=3))
     assert paths(selection.kept) == ["/", "/about/", "/blog/post-6/"]
     assert (selection.cap, selection.cap_source, len(selection.cut)) == (3, "--cap", 13)
 
 
 def test_cap_1_is_home() -> None:
-    assert paths(select(scope=Scope(cap=1)).kept) == ["/"]
+    assert paths(select(scope=PagesWanted(cap=1)).kept) == ["/"]
 
 
 def test_cap_larger_than_checklist_fills_by_score() -> None:
-    selection = select(scope=Scope.from_flags(cap=12))
+    selection = select(scope=PagesWanted.from_flags(cap=12))
     kept = paths(selection.kept)
     # Round one: one page per slot in §11's order; then the other sections' pillars.
     assert kept[:10] == [
@@ -390,14 +392,16 @@ def test_cap_larger_than_checklist_fills_by_score() -> None:
 
 
 def test_all_keeps_every_page() -> None:
-    selection = select(scope=Scope.from_flags(all_pages=True))
+    selection = select(scope=PagesWanted.from_flags(all_pages=True))
     assert len(selection.kept) == 16 and selection.cut == ()
     assert (selection.cap, selection.cap_source, selection.capped_at) == (None, "--all", None)
     assert paths(selection.requires_auth) == ["/account/settings/"]
 
 
 def test_pages_by_slug_path_and_url() -> None:
-    scope = Scope.from_flags(pages="about,/pricing,https://example.com/blog/post-2/,blog__post-3")
+    scope = PagesWanted.from_flags(
+        pages="about,/pricing,https://example.com/blog/post-2/,blog__post-3"
+    )
     selection = select(scope=scope)
     assert paths(selection.kept) == ["/about/", "/pricing/", "/blog/post-2/", "/blog/post-3/"]
     assert (selection.cap, selection.cap_source) == (4, "--pages")
@@ -408,20 +412,20 @@ def test_pages_by_slug_path_and_url() -> None:
 
 
 def test_pages_reports_unmatched_and_deduplicates() -> None:
-    selection = select(scope=Scope.from_flags(pages="about,/about/,nowhere"))
+    selection = select(scope=PagesWanted.from_flags(pages="about,/about/,nowhere"))
     assert paths(selection.kept) == ["/about/"]
     assert selection.unmatched == ("nowhere",)
 
 
 def test_pages_protects_junk_and_auth() -> None:
-    selection = select(scope=Scope.from_flags(pages="test,account__settings"))
+    selection = select(scope=PagesWanted.from_flags(pages="test,account__settings"))
     assert paths(selection.kept) == ["/test/", "/account/settings/"]
     assert "/test/" not in [path for path, _ in selection.junk]
     assert selection.requires_auth == ()
 
 
 def test_single_is_home_by_default() -> None:
-    selection = select(scope=Scope.from_flags(single=True))
+    selection = select(scope=PagesWanted.from_flags(single=True))
     assert paths(selection.kept) == ["/"]
     assert (selection.cap, selection.cap_source) == (1, "--single")
     assert selection.kept[0].score == 15  # no checklist round in --single
@@ -429,18 +433,20 @@ def test_single_is_home_by_default() -> None:
 
 
 def test_single_given_url() -> None:
-    scope = Scope.from_flags(single=True, url="https://EXAMPLE.com/pricing")
+    scope = PagesWanted.from_flags(single=True, url="https://EXAMPLE.com/pricing")
     assert paths(select(scope=scope).kept) == ["/pricing/"]
 
 
 def test_single_url_not_in_the_sitemap_is_still_kept() -> None:
-    selection = select(scope=Scope.from_flags(single=True, url="https://example.com/new-page"))
+    selection = select(
+        scope=PagesWanted.from_flags(single=True, url="https://example.com/new-page")
+    )
     assert paths(selection.kept) == ["/new-page"]
     assert selection.kept[0].reason == "--single (not among the discovered pages)"
 
 
 def test_include_auth() -> None:
-    selection = select_pages(SITE, Scope(mode="all"), site=ORIGIN, include_auth=True)
+    selection = select_pages(SITE, PagesWanted(mode="all"), site=ORIGIN, include_auth=True)
     assert "/account/settings/" in paths(selection.kept)
     assert selection.requires_auth == ()
     item = next(i for i in selection.kept if i.path == "/account/settings/")
@@ -461,7 +467,7 @@ def test_ties_newest_lastmod_then_alphabetical() -> None:
         page("/eta", lastmod="2023"),
         page("/theta", lastmod="2023-06"),
     ]
-    selection = select(candidates, Scope(cap=1))
+    selection = select(candidates, PagesWanted(cap=1))
     assert paths(selection.cut) == [
         "/beta",
         "/alpha",
@@ -474,16 +480,16 @@ def test_ties_newest_lastmod_then_alphabetical() -> None:
 
 
 def test_score_beats_lastmod() -> None:
-    selection = select([page("/x/y", lastmod="2030-01-01"), page("/x")], Scope(cap=5))
+    selection = select([page("/x/y", lastmod="2030-01-01"), page("/x")], PagesWanted(cap=5))
     # /x is a top-level pillar, /x/y a sub-section: both slots; order is checklist order.
     assert paths(selection.kept) == ["/x", "/x/y"]
-    rest = select([page("/x/y", lastmod="2030-01-01"), page("/x/z/w")], Scope(cap=1))
+    rest = select([page("/x/y", lastmod="2030-01-01"), page("/x/z/w")], PagesWanted(cap=1))
     assert paths(rest.kept) == ["/x/y"]
 
 
 def test_pillar_seconds_only_after_every_slot() -> None:
     candidates = [page("/"), page("/about"), page("/team"), page("/blog/a-post"), page("/contact")]
-    selection = select(candidates, Scope(cap=4))
+    selection = select(candidates, PagesWanted(cap=4))
     assert paths(selection.kept) == ["/", "/about", "/blog/a-post", "/contact"]
     assert paths(selection.cut) == ["/team"]
 
@@ -523,7 +529,7 @@ def test_junk_is_cut_with_patterns() -> None:
 
 
 def test_no_junk_filter() -> None:
-    selection = select_pages(SITE, Scope(mode="all"), site=ORIGIN, filter_junk=False)
+    selection = select_pages(SITE, PagesWanted(mode="all"), site=ORIGIN, filter_junk=False)
     assert selection.junk == ()
     assert "/test/" in paths(selection.kept)
 
@@ -533,7 +539,7 @@ def test_no_junk_filter() -> None:
 
 def test_slugs_collide_in_discovery_order() -> None:
     candidates = [page("/"), page("/A-b"), page("/a_b"), page("/a-b")]
-    selection = select(candidates, Scope(mode="all"))
+    selection = select(candidates, PagesWanted(mode="all"))
     slugs = {item.path: item.slug for item in selection.kept}
     assert slugs == {"/": "home", "/A-b": "a-b", "/a_b": "a_b", "/a-b": "a-b-2"}
 
@@ -542,7 +548,7 @@ def test_slugs_from_an_earlier_run_are_kept() -> None:
     registry = SlugRegistry()
     registry.assign(ORIGIN + "/a-b")  # an earlier run saw /a-b first
     selection = select_pages(
-        [page("/A-b"), page("/a-b")], Scope(mode="all"), site=ORIGIN, slugs=registry
+        [page("/A-b"), page("/a-b")], PagesWanted(mode="all"), site=ORIGIN, slugs=registry
     )
     assert {item.path: item.slug for item in selection.kept} == {"/A-b": "a-b-2", "/a-b": "a-b"}
 
@@ -565,17 +571,17 @@ def test_three_templates_do_not_ask() -> None:
 
 
 def test_named_pages_never_ask_about_templates() -> None:
-    assert questions(select([page("/")], Scope.from_flags(pages="home"))) == ()
+    assert questions(select([page("/")], PagesWanted.from_flags(pages="home"))) == ()
 
 
 def test_large_all_run_asks() -> None:
     candidates = [page("/"), page("/contact"), *(page(f"/blog/post-{n}") for n in range(246))]
-    selection = select(candidates, Scope(mode="all"))
+    selection = select(candidates, PagesWanted(mode="all"))
     (question,) = questions(selection)
     assert question == LargeRun(pages=248, limit=100, seconds=496.0)
     assert question.kind == "large-run"
     assert questions(selection, large_run=300) == ()
-    assert questions(select(candidates[:100], Scope(mode="all"))) == ()
+    assert questions(select(candidates[:100], PagesWanted(mode="all"))) == ()
     assert questions(select(candidates)) == ()  # the cap keeps 4
 
 
@@ -658,16 +664,20 @@ _CANDIDATES = st.lists(
     max_size=30,
 )
 _SCOPES = st.one_of(
-    st.builds(Scope, cap=st.integers(1, 8)),
-    st.just(Scope(mode="all")),
-    st.lists(_PATHS, min_size=1, max_size=3).map(lambda p: Scope(mode="pages", pages=tuple(p))),
-    st.just(Scope(mode="single")),
+    st.builds(PagesWanted, cap=st.integers(1, 8)),
+    st.just(PagesWanted(mode="all")),
+    st.lists(_PATHS, min_size=1, max_size=3).map(
+        lambda p: PagesWanted(mode="pages", pages=tuple(p))
+    ),
+    st.just(PagesWanted(mode="single")),
 )
 
 
 @PROPERTY
 @given(_CANDIDATES, _SCOPES)
-def test_every_page_lands_in_exactly_one_list(candidates: list[Candidate], scope: Scope) -> None:
+def test_every_page_lands_in_exactly_one_list(
+    candidates: list[Candidate], scope: PagesWanted
+) -> None:
     selection = select(candidates, scope)
     lists = [selection.kept, selection.cut, selection.requires_auth]
     urls = [item.url for items in lists for item in items] + [url for url, _ in selection.junk]
@@ -683,7 +693,7 @@ def test_every_page_lands_in_exactly_one_list(candidates: list[Candidate], scope
 @PROPERTY
 @given(_CANDIDATES, st.integers(1, 8))
 def test_cap_and_home(candidates: list[Candidate], cap: int) -> None:
-    selection = select(candidates, Scope(cap=cap))
+    selection = select(candidates, PagesWanted(cap=cap))
     assert len(selection.kept) <= cap
     pool = len(selection.kept) + len(selection.cut)
     assert len(selection.kept) == min(cap, pool)
@@ -695,7 +705,7 @@ def test_cap_and_home(candidates: list[Candidate], cap: int) -> None:
 @PROPERTY
 @given(_CANDIDATES)
 def test_all_keeps_the_whole_pool(candidates: list[Candidate]) -> None:
-    selection = select(candidates, Scope(mode="all"))
+    selection = select(candidates, PagesWanted(mode="all"))
     assert selection.cut == ()
     if any(item.path == "/" for item in selection.kept):
         assert selection.kept[0].path == "/"
@@ -710,6 +720,6 @@ def test_selection_does_not_depend_on_input_order(
     unique = list({c.url: c for c in candidates}.values())
     shuffled = list(unique)
     rng.shuffle(shuffled)  # type: ignore[attr-defined]
-    first, second = select(unique, Scope(cap=cap)), select(shuffled, Scope(cap=cap))
+    first, second = select(unique, PagesWanted(cap=cap)), select(shuffled, PagesWanted(cap=cap))
     assert {i.url for i in first.kept} == {i.url for i in second.kept}
     assert [i.url for i in first.cut] == [i.url for i in second.cut]

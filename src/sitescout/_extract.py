@@ -30,10 +30,10 @@ from ._errors import UsageError, check_whole
 from ._http import AddressGuard, FetchConfig, Fetcher, Pacer, render_problem
 from ._locale import path_locale, require_locale
 from ._models import Entry, WalkReport
-from ._pages import PageOutcome, fetch_page
+from ._pages import PageOutcome, extract_page
 from ._project import DISCOVERED, Project, ProjectError, now_iso
 from ._robots import Robots
-from ._select import Candidate, Scope, Selection, select_pages
+from ._select import Candidate, PagesWanted, Selection, select_pages
 from ._urls import SlugRegistry, UrlSet, normalize_url, origin_of
 from ._walk import SOURCES, Walk, WalkOptions, as_walk_url, require_http_url
 
@@ -109,12 +109,12 @@ class ExtractOptions:
     def _check_modes(self) -> None:
         if self.cap is not None:
             check_whole("--cap", self.cap, low=1)  # a bool or a text is not a count
-        self.scope()  # the scope flags' own rules: one of them at most, no empty --pages
+        self.pages_wanted()  # the scope flags' own rules: one of them at most, no empty --pages
         check_whole("--concurrency", self.concurrency, low=1)  # a zero-slot gate waits forever
 
-    def scope(self, url: str | None = None) -> Scope:
+    def pages_wanted(self, url: str | None = None) -> PagesWanted:
         """The selection scope these options ask for (`url`: the page of `--single`)."""
-        return Scope.from_flags(
+        return PagesWanted.from_flags(
             cap=self.cap,
             all_pages=self.all,
             pages=self.pages or None,
@@ -397,7 +397,7 @@ async def _plan(url: str, options: ExtractOptions, origin: str, project: Project
     slugs = SlugRegistry()
     for slug, rec in project.pages.items():
         slugs.reserve(rec.url, slug)
-    scope = options.scope(url)
+    scope = options.pages_wanted(url)
     selection = select_pages(
         candidates, scope, site=url, filter_junk=options.junk_filter, slugs=slugs
     )
@@ -581,7 +581,7 @@ async def _run(
             return
         async with gate, pacer.slot():
             try:
-                outcome = await fetch_page(fetcher, url, renderer)
+                outcome = await extract_page(fetcher, url, renderer)
             except Exception as exc:  # a bug in one page must not lose the others
                 log.exception("internal error extracting %s", url)
                 outcome = _internal_failure(url, f"{type(exc).__name__}: {exc}")

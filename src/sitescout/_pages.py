@@ -58,7 +58,7 @@ class PageOutcome:
 _NOT_RECORDED = frozenset({"url", "truncated"})
 
 
-async def fetch_page(fetcher: Fetcher, url: str, renderer: Renderer | None = None) -> PageOutcome:
+async def extract_page(fetcher: Fetcher, url: str, renderer: Renderer | None = None) -> PageOutcome:
     """Fetch `url` and classify the result, the way the link crawl does (`_crawl.fetch_page`).
 
     With a `renderer`, the fetched bytes are handed to headless Chromium and the DOM its scripts

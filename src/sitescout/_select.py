@@ -80,8 +80,8 @@ __all__ = [
     "FewTemplates",
     "LargeRun",
     "Mode",
+    "PagesWanted",
     "Question",
-    "Scope",
     "Scored",
     "Selection",
     "lastmod_datetime",
@@ -301,12 +301,12 @@ class _Scorer:
         return Scored(candidate, path, self._slugs.assign(candidate.url), page_type, breakdown)
 
 
-# --------------------------------------------------------------------------- scope
+# --------------------------------------------------------------------------- pages wanted
 
 
 @dataclass(frozen=True, slots=True)
-class Scope:
-    """How many pages to keep: §11's scope flags as one value.
+class PagesWanted:
+    """How many pages to keep: the scope flags (--cap, --all, --pages, --single) as one value.
 
     `cap` is used by mode "cap" only; `pages` by "pages"; `url` by "single" (None: the site URL).
     `source` is what the crawl log records as `capSource`.
@@ -333,7 +333,7 @@ class Scope:
         pages: str | Sequence[str] | None = None,
         single: bool = False,
         url: str | None = None,
-    ) -> Scope:
+    ) -> PagesWanted:
         """The scope the CLI flags ask for; more than one scope flag is a usage error."""
         given = [
             name
@@ -429,7 +429,7 @@ class Selection:
 
 def select_pages(
     candidates: Iterable[Candidate],
-    scope: Scope | None = None,
+    scope: PagesWanted | None = None,
     *,
     site: str,
     filter_junk: bool = True,
@@ -442,7 +442,7 @@ def select_pages(
     `site` is the site URL (or host) the candidates belong to; `keywords` extends SCORING.md's
     IA-pillar list; `slugs` lets a re-run keep the slugs of an earlier one.
     """
-    scope = scope or Scope()
+    scope = scope or PagesWanted()
     words = IA_KEYWORDS | {word.strip().lower() for word in keywords if word.strip()}
     pages, filtered, flagged = _classify_all(candidates, site)
     named = scope.pages if scope.mode == "pages" else ()
@@ -501,7 +501,9 @@ def _classify_all(
     return pages, dropped, flagged
 
 
-def _by_rank(pool: Sequence[Scored], scope: Scope) -> tuple[tuple[Scored, ...], tuple[Scored, ...]]:
+def _by_rank(
+    pool: Sequence[Scored], scope: PagesWanted
+) -> tuple[tuple[Scored, ...], tuple[Scored, ...]]:
     """Checklist slots first, then score, up to the cap (everything with `--all`)."""
     ranked = sorted(pool, key=_rank_key)
     limit = scope.cap if scope.mode == "cap" else len(ranked)
@@ -592,7 +594,7 @@ def _rest(pool: Sequence[Scored], kept: Sequence[Scored], reason: str) -> tuple[
     return tuple(replace(item, reason=reason) for item in rest)
 
 
-def _cap_of(scope: Scope, kept: Sequence[Scored]) -> int | None:
+def _cap_of(scope: PagesWanted, kept: Sequence[Scored]) -> int | None:
     """The cap recorded in the log: N for `--cap`/default, none for `--all`, else what was kept."""
     if scope.mode == "cap":
         return scope.cap

@@ -19,7 +19,7 @@ from .._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extrac
 from .._local import is_file_url
 from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope
-from .._select import Scope, questions
+from .._select import PagesWanted, questions
 from .._signals import RunEnd
 from .._urls import is_http_url
 from ._app import (
@@ -190,7 +190,7 @@ def extract(
             cap=cap,
             all=all_pages,
             # Read as the selection reads it; an empty list is refused there.
-            pages=() if pages is None else Scope.from_flags(pages=pages).pages,
+            pages=() if pages is None else PagesWanted.from_flags(pages=pages).pages,
             single=single,
             junk_filter=not no_junk_filter,
             render=render,
