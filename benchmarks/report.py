@@ -50,7 +50,8 @@ from _site import check_smoke_mix, ensure_flat_index, work_dir
 
 import sitescout
 from sitescout._models import Alternate, Entry
-from sitescout._report import ReportBuilder, render_report
+from sitescout._report import ReportBuilder
+from sitescout._report_html import render_report
 
 _SERVE = """
 import sys, time
@@ -209,7 +210,7 @@ def run(args: argparse.Namespace, root: Path) -> None:
     agg = min(r.agg_wall for r, _ in fed)
     agg_cpu = min(r.agg_cpu for r, _ in fed)
     start = time.perf_counter()
-    page = render_report(builder, title=f"{stats.page_urls:,}-URL site")
+    page = render_report(builder.data(), title=f"{stats.page_urls:,}-URL site")
     render = time.perf_counter() - start
     if not walk.urls:
         raise SystemExit(f"the walk of {origin}/ yielded no URL")
@@ -251,7 +252,7 @@ def run(args: argparse.Namespace, root: Path) -> None:
         for batch in batches:
             synth.add_entries(batch)
         best_cpu = min(best_cpu, time.process_time() - start_cpu)
-    page = render_report(synth, title="synthetic")
+    page = render_report(synth.data(), title="synthetic")
     print(
         f"\nsynthetic {args.urls:,} entries: aggregation cpu {best_cpu:.2f} s "
         f"({best_cpu / args.urls * 1e9:.0f} ns per entry), {synth.junk_count:,} junk, "

@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_html",
             "_parse",
             "_report",
+            "_report_html",
         },
     ),
     ("I/O", {"_http", "_local", "_project", "_render", "_demo"}),

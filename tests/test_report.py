@@ -30,8 +30,8 @@ from sitescout._report import (
     MAX_SITEMAPS,
     MAX_SUBGROUPS,
     ReportBuilder,
-    render_report,
 )
+from sitescout._report_html import render_report
 from sitescout._rules import AUTH_PREFIXES, AUTH_WORDS, JUNK_ROWS, spellings
 from sitescout._urls import classify, normalize_url
 from sitescout.cli import app
@@ -324,7 +324,7 @@ def test_page_size_is_bounded_by_the_caps_not_the_urls() -> None:
                 alternate_ofs=[f"https://ex.com/g{i}/" if i % 2 else None for i in range(2000)],
             )
         )
-    page = render_report(builder, title=pad)
+    page = render_report(builder.data(), title=pad)
     assert len(page.encode()) < 2 * 1024 * 1024
     assert builder.junk_count > LIST_LIMIT and builder.auth_count > LIST_LIMIT
 

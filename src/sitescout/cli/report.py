@@ -342,7 +342,8 @@ def report(
 
     Summary, path treemap, freshness, locales, sitemaps, junk and sign-in URLs; it opens offline.
     """
-    from .._report import ReportBuilder, render_report
+    from .._report import ReportBuilder
+    from .._report_html import render_report
 
     setup_logging(verbose, quiet=quiet)
     to_stdout = str(output) == "-"
@@ -384,7 +385,7 @@ def report(
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         try:
             page = render_report(
-                builder,
+                builder.data(),
                 title=title,
                 walk=walk_report,
                 inventory=info,
