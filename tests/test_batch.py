@@ -37,7 +37,7 @@ ds = pytest.importorskip("pyarrow.dataset")
 pq = pytest.importorskip("pyarrow.parquet")
 
 import sitescout  # noqa: E402
-import sitescout._batch  # noqa: E402
+import sitescout._batch.driver  # noqa: E402
 
 from .sitefarm import (  # noqa: E402
     CRAWL_DELAY,
@@ -655,7 +655,7 @@ def test_a_worker_killed_while_finishing_a_fanned_out_site(
         import os
         import signal
 
-        import sitescout._batch as batch
+        import sitescout._batch.tasks as batch
 
         original = batch._write_final
 
@@ -708,7 +708,7 @@ def test_a_task_that_raises_fails_its_site_only(
     doomed = farm.sites[2]
     monkeypatch.setitem(_RAISING, "key", doomed.key)
     monkeypatch.setitem(_RAISING, "walk_site", sitescout._batch.walk_site)
-    monkeypatch.setattr(sitescout._batch, "walk_site", _raising_walk_site)
+    monkeypatch.setattr(sitescout._batch.driver, "walk_site", _raising_walk_site)
     out = tmp_path / "out"
     urls = [s.url for s in farm.sites]
     results = sitescout.batch(urls, out, client=inproc, **OPTIONS)
@@ -723,7 +723,7 @@ def test_a_task_that_raises_fails_its_site_only(
     assert doomed.key not in urls_by_site(read_urls(out))
 
     # A re-run redoes the failed site, and only it.
-    monkeypatch.setattr(sitescout._batch, "walk_site", _RAISING["walk_site"])
+    monkeypatch.setattr(sitescout._batch.driver, "walk_site", _RAISING["walk_site"])
     farm.reset_counters()
     again = sitescout.batch(urls, out, client=inproc, **OPTIONS)
     assert {r.site: r.status for r in again} == {

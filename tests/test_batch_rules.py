@@ -84,7 +84,7 @@ def test_lines_that_are_not_sites_come_back_with_the_reason(line: str, problem: 
 
 
 def test_a_list_longer_than_the_limit_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_batch, "MAX_SITES", 3)
+    monkeypatch.setattr(_batch.sites, "MAX_SITES", 3)
     got = list(read_sites([f"s{i}.example" for i in range(10)]))
     assert len(urls_of(got)) == 3
     assert got[-1].problem == "more than 3 sites; the rest are ignored"
@@ -100,6 +100,7 @@ def test_a_huge_line_in_a_file_is_read_in_bounded_pieces(tmp_path: Path) -> None
     assert len(got[1].url) < 100
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize(
     "shape",
     [
@@ -260,8 +261,8 @@ def test_many_passes_give_the_same_answer(tmp_path: Path, monkeypatch: pytest.Mo
             sizes[-1] = len(self.inner)
             return marks
 
-    monkeypatch.setattr(_batch, "PASS_HASHES", 1000)
-    monkeypatch.setattr(_batch, "SeenSet", Counting)
+    monkeypatch.setattr(_batch.parts, "PASS_HASHES", 1000)
+    monkeypatch.setattr(_batch.parts, "SeenSet", Counting)
     many = duplicate_rows(parts)
     assert many == one
     total = sum(len(g) for g in groups)

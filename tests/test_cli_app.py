@@ -1,4 +1,4 @@
-"""The CLI's shared pieces (`cli/_app.py`): the walk flags declared once. No network."""
+"""The CLI's shared pieces (`cli/_flags.py`): the walk flags declared once. No network."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 from typer.testing import CliRunner
 
 from sitescout._budget import Budgets
-from sitescout.cli._app import WalkFlags, with_walk_flags
+from sitescout.cli._flags import WalkFlags, with_walk_flags
 
 SHARED = [
     "concurrency",

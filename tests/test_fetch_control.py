@@ -643,7 +643,7 @@ def test_trust_env_reads_ssl_cert_file(tls_site: HostSite, cert: tuple[Path, Pat
 
 
 def test_the_flags_record_masks_its_secrets() -> None:
-    from sitescout.cli._app import WalkFlags
+    from sitescout.cli._flags import WalkFlags
 
     flags = WalkFlags(header=[f"X-Token: {TOKEN}"], auth=f"ops:{PASSWORD}", cookie=[f"a={COOKIE}"])
     shown = repr(flags) + repr(flags.fetch())

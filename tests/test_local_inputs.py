@@ -383,7 +383,7 @@ def test_options_are_checked_in_the_constructor(tmp_path: Path) -> None:
 
 
 def raise_map_error() -> None:
-    from sitescout.cli._app import parse_maps
+    from sitescout.cli._flags import parse_maps
 
     parse_maps(["https://example.com/"])
 

@@ -47,8 +47,10 @@ network I/O; nothing imports `cli`):
     _project.py    the project directory of an extraction: crawl log, state, page files
     _extract.py    the extraction run: walk, select, fetch, record
     _table.py      the inventory as Parquet / Arrow / pandas
-    _report.py     the site report as one HTML file
-    _batch.py      many sites on a Dask cluster
+    _report.py     the site report: capped aggregates of a walk or a saved inventory (pure);
+                   _report_html.py renders them as one self-contained HTML file (pure)
+    _batch/        many sites on a Dask cluster: sites (the site list), results (sites.parquet),
+                   parts (a partition on disk), tasks (what runs on a worker), driver (BatchRun)
     _api.py        keyword-friendly entry points: the functions exported here
     cli/           the command line, a thin layer over the above; _demo/ the bundled sample site
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.measure import Measurement
 from rich.table import Table
 
-from ._app import stdout_console
+from ._output import stdout_console
 
 _UNBOUNDED = 1 << 20  # columns wide enough for any cell: the table's natural widths
 

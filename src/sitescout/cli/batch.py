@@ -19,6 +19,12 @@ from ._app import (
     EXIT_PARTIAL,
     EXIT_USAGE,
     RUN_WARNINGS,
+    app,
+    err,
+    setup_logging,
+    usage_error,
+)
+from ._flags import (
     Crawl,
     Locale,
     NoAlternates,
@@ -27,14 +33,10 @@ from ._app import (
     Source,
     Verbose,
     WalkFlags,
-    app,
-    err,
     inventory_options,
-    print_json,
-    setup_logging,
-    usage_error,
     with_walk_flags,
 )
+from ._output import print_json
 
 _REFRESH = 0.25  # seconds between progress updates
 

@@ -22,10 +22,8 @@ from .._scope import ScopeEstimate, estimate_scope
 from .._select import PagesWanted, questions
 from .._signals import RunEnd
 from .._urls import is_http_url
-from ._app import (
-    EXIT_NOTHING,
-    EXIT_OK,
-    EXIT_PARTIAL,
+from ._app import EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL, app, err, setup_logging, usage_error
+from ._flags import (
     Crawl,
     LlmsTxt,
     Locale,
@@ -37,15 +35,11 @@ from ._app import (
     Source,
     Verbose,
     WalkFlags,
-    app,
     check_render,
-    err,
     parse_maps,
-    print_json,
-    setup_logging,
-    usage_error,
     with_walk_flags,
 )
+from ._output import print_json
 from ._selection import prompt_text, render_selection, warning_text
 from ._site import site_argument, sitemap_option
 

@@ -19,7 +19,8 @@ from .._groups import OTHER, PathGroup, PathGrouper
 from .._signals import RunEnd
 from .._urls import origin_of
 from .._walk import Walk
-from ._app import (
+from ._app import app, setup_logging, usage_error
+from ._flags import (
     AsJson,
     Crawl,
     LlmsTxt,
@@ -33,17 +34,10 @@ from ._app import (
     Source,
     Verbose,
     WalkFlags,
-    app,
-    drain,
-    exit_code,
     inventory_options,
-    print_json,
-    print_summary,
-    report_summary,
-    setup_logging,
-    usage_error,
     with_walk_flags,
 )
+from ._output import drain, exit_code, print_json, print_summary, report_summary
 from ._site import site_argument, sitemap_option
 from ._tables import print_table
 

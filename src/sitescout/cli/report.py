@@ -31,6 +31,12 @@ from ._app import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
+    app,
+    err,
+    setup_logging,
+    usage_error,
+)
+from ._flags import (
     Crawl,
     LlmsTxt,
     Locale,
@@ -44,18 +50,11 @@ from ._app import (
     Source,
     Verbose,
     WalkFlags,
-    app,
     check_render,
-    drain,
-    err,
-    exit_code,
     inventory_options,
-    print_json,
-    print_summary,
-    setup_logging,
-    usage_error,
     with_walk_flags,
 )
+from ._output import drain, exit_code, print_json, print_summary
 from ._site import site_argument, sitemap_option
 
 if TYPE_CHECKING:  # the report's modules load when the command runs, not with the CLI

@@ -20,9 +20,8 @@ from rich.table import Table
 from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._scope import SCOPE_FETCH, ScopeEstimate, estimate_scope
-from ._app import (
-    EXIT_NOTHING,
-    EXIT_OK,
+from ._app import EXIT_NOTHING, EXIT_OK, app, setup_logging, usage_error
+from ._flags import (
     AsJson,
     FetchFlags,
     LlmsTxt,
@@ -33,13 +32,10 @@ from ._app import (
     Timeout,
     UserAgent,
     Verbose,
-    app,
     parse_maps,
-    print_json,
-    setup_logging,
-    usage_error,
     with_fetch_flags,
 )
+from ._output import print_json
 from ._site import site_argument, sitemap_option
 from ._tables import print_table
 

@@ -24,10 +24,8 @@ from .._models import Entry
 from .._signals import RunEnd, ctrl_c_ignored
 from .._table import COLUMNS, ParquetWriter
 from .._walk import Walk
-from ._app import (
-    EXIT_NOTHING,
-    EXIT_OK,
-    EXIT_USAGE,
+from ._app import EXIT_NOTHING, EXIT_OK, EXIT_USAGE, app, err, setup_logging, usage_error
+from ._flags import (
     Crawl,
     LlmsTxt,
     Locale,
@@ -39,20 +37,13 @@ from ._app import (
     Render,
     Sitemap,
     Source,
-    Tally,
     Verbose,
     WalkFlags,
-    WalkProgress,
-    app,
     check_render,
-    err,
-    exit_code,
     inventory_options,
-    print_summary,
-    setup_logging,
-    usage_error,
     with_walk_flags,
 )
+from ._output import Tally, WalkProgress, exit_code, print_summary
 from ._site import site_argument, sitemap_option
 
 
