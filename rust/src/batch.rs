@@ -11,6 +11,46 @@ use std::sync::Arc;
 use crate::entry::Entry;
 use crate::seen::SeenSet;
 
+/// Where a row's URL was found: a sitemap, the link crawl, an llms.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Source {
+    #[default]
+    Sitemap,
+    Bfs,
+    Llms,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Sitemap => "sitemap",
+            Source::Bfs => "bfs",
+            Source::Llms => "llms.txt",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Source> {
+        match s {
+            "sitemap" => Some(Source::Sitemap),
+            "bfs" => Some(Source::Bfs),
+            "llms.txt" => Some(Source::Llms),
+            _ => None,
+        }
+    }
+}
+
+/// What rows from the link crawl and llms.txt carry besides a sitemap row's fields: boxed, so a
+/// sitemap row that has none of it costs one pointer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extra {
+    pub title: Option<String>,
+    pub canonical: Option<String>,
+    /// The markdown copy an llms.txt links to.
+    pub md_url: Option<String>,
+    /// Set when a walk merges sources: every source that listed the URL, in order.
+    pub sources: Vec<Source>,
+}
+
 /// One inventory row: a page entry or, with `alternate_of` set, an hreflang alternate of one.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -19,6 +59,30 @@ pub struct Row {
     pub depth: u32,
     pub hreflang: Option<String>,
     pub alternate_of: Option<String>,
+    pub source: Source,
+    pub extra: Option<Box<Extra>>,
+}
+
+impl Row {
+    pub fn title(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|x| x.title.as_deref())
+    }
+
+    pub fn md_url(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|x| x.md_url.as_deref())
+    }
+
+    pub fn canonical(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|x| x.canonical.as_deref())
+    }
+
+    pub fn sources(&self) -> &[Source] {
+        self.extra.as_ref().map_or(&[], |x| x.sources.as_slice())
+    }
+
+    pub fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
+    }
 }
 
 #[derive(Debug, Default, Clone)]
@@ -36,6 +100,8 @@ impl Rows {
                     depth,
                     hreflang: None,
                     alternate_of: None,
+                    source: Source::Sitemap,
+                    extra: None,
                 })
                 .collect(),
         )
@@ -74,6 +140,8 @@ impl Rows {
                         depth: row.depth,
                         hreflang: Some(alt.hreflang.clone()),
                         alternate_of: Some(row.entry.url.clone()),
+                        source: Source::Sitemap,
+                        extra: None,
                     });
                 }
             }
@@ -200,15 +268,38 @@ fn json_line(out: &mut String, row: &Row) {
         None => out.push_str("null"),
     }
     out.push_str(",\"changefreq\":");
-    json_opt(out, e.changefreq);
+    json_opt(out, e.changefreq.as_deref());
     out.push_str(",\"hreflang\":");
-    json_opt(out, row.hreflang.as_deref());
+    json_opt(out, row.alternate_of.as_ref().and(row.hreflang.as_deref()));
     out.push_str(",\"alternate_of\":");
     json_opt(out, row.alternate_of.as_deref());
     out.push_str(",\"sitemap\":");
     json_str(out, &row.sitemap);
     out.push_str(",\"depth\":");
     push_int(out, row.depth);
+    // Sitemap rows keep the original shape; crawl and llms.txt rows add their source and title,
+    // and a markdown copy or merged sources are written when there are some.
+    let (md_url, sources) = (row.md_url(), row.sources());
+    if row.source != Source::Sitemap {
+        out.push_str(",\"source\":");
+        json_str(out, row.source.as_str());
+        out.push_str(",\"title\":");
+        json_opt(out, row.title());
+    }
+    if let Some(md) = md_url {
+        out.push_str(",\"md_url\":");
+        json_str(out, md);
+    }
+    if !sources.is_empty() {
+        out.push_str(",\"sources\":[");
+        for (i, source) in sources.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json_str(out, source.as_str());
+        }
+        out.push(']');
+    }
     out.push_str("}\n");
 }
 
@@ -241,15 +332,25 @@ fn csv_row(out: &mut String, row: &Row) {
         py_float(out, p);
     }
     out.push(',');
-    csv_field(out, e.changefreq.unwrap_or(""));
+    csv_field(out, e.changefreq.as_deref().unwrap_or(""));
     out.push(',');
     csv_field(out, row.hreflang.as_deref().unwrap_or(""));
     out.push(',');
     csv_field(out, row.alternate_of.as_deref().unwrap_or(""));
     out.push(',');
     csv_field(out, &row.sitemap);
-    // depth, then source "sitemap" and the empty title, md_url and sources of sitemap rows.
-    let _ = writeln!(out, ",{},sitemap,,,", row.depth);
+    let _ = write!(out, ",{},{},", row.depth, row.source.as_str());
+    csv_field(out, row.title().unwrap_or(""));
+    out.push(',');
+    csv_field(out, row.md_url().unwrap_or(""));
+    out.push(',');
+    for (i, source) in row.sources().iter().enumerate() {
+        if i > 0 {
+            out.push(';');
+        }
+        out.push_str(source.as_str());
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 """Types of the native core (`rust/`): the sitemap scanner, the URL rules' hot path, the seen-set
 and the batch encoders."""
 
+from collections.abc import Iterable
+
 from ._models import Entry
 
 class SeenSet:
@@ -26,6 +28,8 @@ class Batch:
     def to_csv(self) -> str: ...
     def to_txt(self) -> str: ...
     def entries(self) -> list[Entry]: ...
+    @staticmethod
+    def from_entries(entries: Iterable[Entry]) -> Batch: ...
 
 class UrlFilter:
     def __init__(

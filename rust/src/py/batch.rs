@@ -1,10 +1,11 @@
 use std::sync::Arc;
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::seen::SeenSet;
-use crate::batch::Rows;
+use crate::batch::{Extra, Row, Rows, Source};
 use crate::entry;
 
 /// Inventory rows held natively: `entries()` builds `sitescout.Entry` objects only when asked;
@@ -108,6 +109,17 @@ impl Batch {
         self.rows.to_txt()
     }
 
+    /// Rows made from `sitescout.Entry` objects (any of their fields), as `entries()` gives
+    /// them back.
+    #[staticmethod]
+    fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<Batch> {
+        let mut rows = Vec::new();
+        for item in entries.try_iter()? {
+            rows.push(row_of(&item?)?);
+        }
+        Ok(Batch { rows: Rows(rows) })
+    }
+
     /// The rows as `sitescout.Entry` objects.
     fn entries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let classes = Classes::load(py)?;
@@ -172,11 +184,11 @@ impl Batch {
                     &n.publication_name,
                 ))?,
             };
-            out.push(classes.entry.call1((
+            let args = (
                 &e.url,
                 &e.lastmod,
                 e.priority,
-                e.changefreq,
+                e.changefreq.as_deref(),
                 alternates,
                 images,
                 videos,
@@ -185,10 +197,107 @@ impl Batch {
                 row.depth,
                 &row.hreflang,
                 &row.alternate_of,
-            ))?);
+            );
+            if row.source == Source::Sitemap && row.extra.is_none() {
+                out.push(classes.entry.call1(args)?);
+                continue;
+            }
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("source", row.source.as_str())?;
+            if let Some(extra) = &row.extra {
+                kwargs.set_item("title", &extra.title)?;
+                kwargs.set_item("canonical", &extra.canonical)?;
+                kwargs.set_item("md_url", &extra.md_url)?;
+                let sources = extra.sources.iter().map(|s| s.as_str());
+                kwargs.set_item("sources", PyTuple::new(py, sources)?)?;
+            }
+            out.push(classes.entry.call(args, Some(&kwargs))?);
         }
         PyList::new(py, out)
     }
+}
+
+fn source_of(name: &str) -> PyResult<Source> {
+    Source::parse(name).ok_or_else(|| PyValueError::new_err(format!("unknown source {name:?}")))
+}
+
+fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
+    let get = |name: &str| obj.getattr(name);
+    let alternates = get("alternates")?
+        .try_iter()?
+        .map(|a| {
+            let a = a?;
+            Ok(entry::Alternate {
+                hreflang: a.getattr("hreflang")?.extract()?,
+                url: a.getattr("url")?.extract()?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let images = get("images")?
+        .try_iter()?
+        .map(|i| {
+            let i = i?;
+            Ok(entry::Image {
+                loc: i.getattr("loc")?.extract()?,
+                title: i.getattr("title")?.extract()?,
+                caption: i.getattr("caption")?.extract()?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let videos = get("videos")?
+        .try_iter()?
+        .map(|v| {
+            let v = v?;
+            Ok(entry::Video {
+                content_loc: v.getattr("content_loc")?.extract()?,
+                player_loc: v.getattr("player_loc")?.extract()?,
+                thumbnail_loc: v.getattr("thumbnail_loc")?.extract()?,
+                title: v.getattr("title")?.extract()?,
+                description: v.getattr("description")?.extract()?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let news = get("news")?;
+    let news = if news.is_none() {
+        None
+    } else {
+        Some(Box::new(entry::News {
+            title: news.getattr("title")?.extract()?,
+            publication_date: news.getattr("publication_date")?.extract()?,
+            language: news.getattr("language")?.extract()?,
+            publication_name: news.getattr("publication_name")?.extract()?,
+        }))
+    };
+    let changefreq: Option<String> = get("changefreq")?.extract()?;
+    let sources = get("sources")?
+        .try_iter()?
+        .map(|s| source_of(&s?.extract::<String>()?))
+        .collect::<PyResult<Vec<_>>>()?;
+    let extra = Extra {
+        title: get("title")?.extract()?,
+        canonical: get("canonical")?.extract()?,
+        md_url: get("md_url")?.extract()?,
+        sources,
+    };
+    let sitemap: String = get("sitemap")?.extract()?;
+    Ok(Row {
+        entry: entry::Entry {
+            url: get("url")?.extract()?,
+            lastmod: get("lastmod")?.extract()?,
+            priority: get("priority")?.extract()?,
+            changefreq: changefreq.map(std::borrow::Cow::Owned),
+            alternates,
+            images,
+            videos,
+            news,
+        },
+        sitemap: Arc::from(sitemap),
+        depth: get("depth")?.extract()?,
+        hreflang: get("hreflang")?.extract()?,
+        alternate_of: get("alternate_of")?.extract()?,
+        source: source_of(&get("source")?.extract::<String>()?)?,
+        extra: (extra != Extra::default()).then(|| Box::new(extra)),
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
