@@ -110,14 +110,31 @@ impl Rows {
     /// Keep the rows whose URL was not seen before (adding them); returns how many went.
     pub fn retain_new(&mut self, seen: &mut SeenSet) -> usize {
         let before = self.0.len();
-        self.0.retain(|row| seen.add(&row.entry.url));
+        self.0.retain(|row| fresh(row, seen));
         before - self.0.len()
+    }
+
+    /// Append a row found outside a sitemap's urlset (an llms.txt link, a crawled page) or made
+    /// by hand: no lastmod, priority or changefreq.
+    pub fn push(&mut self, url: String, sitemap: &str, depth: u32, source: Source, extra: Extra) {
+        self.0.push(Row {
+            entry: Entry {
+                url,
+                ..Entry::default()
+            },
+            sitemap: Arc::from(sitemap),
+            depth,
+            hreflang: None,
+            alternate_of: None,
+            source,
+            extra: (extra != Extra::default()).then(|| Box::new(extra)),
+        });
     }
 
     /// `retain_new`, then the alternates of every row, the dropped ones included (a page seen
     /// before may still list alternates nobody listed yet): the count dropped and the alternates.
     pub fn retain_new_with_alternates(&mut self, seen: &mut SeenSet) -> (usize, Rows) {
-        let fresh: Vec<bool> = self.0.iter().map(|row| seen.add(&row.entry.url)).collect();
+        let fresh: Vec<bool> = self.0.iter().map(|row| fresh(row, seen)).collect();
         let alternates = self.alternates(seen);
         let mut keep = fresh.into_iter();
         let before = self.0.len();
@@ -180,6 +197,76 @@ impl Rows {
             out.push('\n');
         }
         out
+    }
+}
+
+/// Whether a row's URL is new to `seen` (now added). A row with a markdown copy (an llms.txt
+/// link) is new only when that is new too: a sitemap that listed the copy listed the page.
+fn fresh(row: &Row, seen: &mut SeenSet) -> bool {
+    let new = seen.add(&row.entry.url);
+    match row.md_url() {
+        Some(md) => seen.add(md) && new,
+        None => new,
+    }
+}
+
+/// The page links of an llms.txt, held while the sitemaps are walked (`--source all`): a row
+/// whose URL (or markdown URL) one lists is marked as listed by both, gets the link's markdown
+/// URL and, when it has none, its title; the links so listed are remembered, so that the pass
+/// over llms.txt links no sitemap listed leaves them out.
+#[derive(Debug, Default)]
+pub struct LlmsIndex {
+    links: Vec<(String, Option<String>, Option<String>)>,
+    by_url: std::collections::HashMap<String, usize>,
+    listed: std::collections::HashSet<String>,
+}
+
+impl LlmsIndex {
+    pub fn add(&mut self, url: String, md_url: Option<String>, title: Option<String>) {
+        let at = self.links.len();
+        self.by_url.insert(url.clone(), at);
+        if let Some(md) = &md_url {
+            self.by_url.entry(md.clone()).or_insert(at);
+        }
+        self.links.push((url, md_url, title));
+    }
+
+    pub fn contains(&self, url: &str) -> bool {
+        self.by_url.contains_key(url)
+    }
+
+    /// Note the link `url` (or its markdown URL) names as listed by a sitemap.
+    pub fn mark_listed(&mut self, url: &str) {
+        if let Some(&at) = self.by_url.get(url) {
+            self.listed.insert(self.links[at].0.clone());
+        }
+    }
+
+    /// Whether the link whose page URL is `url` was listed by a sitemap.
+    pub fn is_listed(&self, url: &str) -> bool {
+        self.listed.contains(url)
+    }
+
+    /// Set every row's `sources` (its own source, and llms.txt when the index lists it).
+    pub fn mark(&mut self, rows: &mut Rows) {
+        for row in &mut rows.0 {
+            let own = row.source;
+            match self.by_url.get(&row.entry.url) {
+                None => row.extra_mut().sources = vec![own],
+                Some(&at) => {
+                    let (link, md_url, title) = &self.links[at];
+                    if !self.listed.contains(link) {
+                        self.listed.insert(link.clone());
+                    }
+                    let extra = row.extra_mut();
+                    extra.sources = vec![own, Source::Llms];
+                    extra.md_url.clone_from(md_url);
+                    if extra.title.is_none() {
+                        extra.title.clone_from(title);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -411,5 +498,46 @@ mod tests {
         assert_eq!((dropped, alts.0.len()), (2, 1)); // x was seen, its alternate was not
         let tail = rows.split_off(1);
         assert_eq!((rows.0.len(), tail.0.len()), (1, 1));
+    }
+
+    #[test]
+    fn llms_rows_and_the_index() {
+        let mut index = LlmsIndex::default();
+        index.add("a".into(), Some("a.md".into()), Some("A".into()));
+        index.add("b".into(), None, None);
+        let mut rows = Rows::from_document(
+            vec![Entry {
+                url: "a.md".into(),
+                ..Entry::default()
+            }],
+            "s",
+            1,
+        );
+        rows.push("c".into(), "s", 0, Source::Bfs, Extra::default());
+        index.mark(&mut rows);
+        assert_eq!(rows.0[0].sources(), [Source::Sitemap, Source::Llms]);
+        assert_eq!(
+            (rows.0[0].md_url(), rows.0[0].title()),
+            (Some("a.md"), Some("A"))
+        );
+        assert_eq!(rows.0[1].sources(), [Source::Bfs]);
+        assert!(index.is_listed("a") && !index.is_listed("a.md") && !index.is_listed("b"));
+        index.mark_listed("b");
+        assert!(index.is_listed("b"));
+        // An llms.txt link whose markdown copy was seen is not new, its page URL now seen too.
+        let mut seen = SeenSet::default();
+        assert!(seen.add("x.md"));
+        let mut llms = Rows::default();
+        let md = |m: &str| Extra {
+            md_url: Some(m.into()),
+            ..Extra::default()
+        };
+        llms.push("x".into(), "l", 1, Source::Llms, md("x.md"));
+        llms.push("y".into(), "l", 1, Source::Llms, md("y.md"));
+        assert_eq!(llms.retain_new(&mut seen), 1);
+        assert!(!seen.add("x") && !seen.add("y.md"));
+        let mut line = String::new();
+        json_line(&mut line, &llms.0[0]);
+        assert!(line.ends_with(",\"source\":\"llms.txt\",\"title\":null,\"md_url\":\"y.md\"}\n"));
     }
 }

@@ -48,7 +48,7 @@ from ._api import walk_options
 from ._core import Batch, SeenSet
 from ._errors import UsageError
 from ._locale import base_prefix, path_locale
-from ._models import Entry, WalkReport
+from ._models import WalkReport
 from ._project import lock_directory
 from ._signals import ctrl_c_ignored, ctrl_c_sets
 from ._table import ParquetWriter, require_pyarrow
@@ -384,8 +384,8 @@ class _Parts:
         self._hashes: io.BufferedWriter | None = None
         self._part = Part("", 0, None)
 
-    def write(self, batch: list[Entry] | Batch) -> None:
-        entries = batch.entries() if isinstance(batch, Batch) else batch
+    def write(self, batch: Batch) -> None:
+        entries = batch.entries()
         while entries:
             if self._writer is None:
                 self._open()

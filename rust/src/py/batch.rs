@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::seen::SeenSet;
-use crate::batch::{Extra, Row, Rows, Source};
+use crate::batch::{self, Extra, Row, Rows, Source};
 use crate::entry;
 
 /// Inventory rows held natively: `entries()` builds `sitescout.Entry` objects only when asked;
@@ -63,6 +63,60 @@ impl Batch {
 
     fn urls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))
+    }
+
+    /// Append a row found outside a sitemap's urlset: an llms.txt link, a crawled page.
+    #[pyo3(signature = (url, sitemap, depth, source, title=None, md_url=None, canonical=None, sources=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        url: String,
+        sitemap: &str,
+        depth: u32,
+        source: &str,
+        title: Option<String>,
+        md_url: Option<String>,
+        canonical: Option<String>,
+        sources: Vec<String>,
+    ) -> PyResult<()> {
+        let sources = sources
+            .iter()
+            .map(|s| source_of(s))
+            .collect::<PyResult<Vec<_>>>()?;
+        let extra = Extra {
+            title,
+            canonical,
+            md_url,
+            sources,
+        };
+        self.rows
+            .push(url, sitemap, depth, source_of(source)?, extra);
+        Ok(())
+    }
+
+    /// Keep the rows whose URL `keep(url)` accepts; returns how many went.
+    fn retain_urls(&mut self, keep: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let before = self.rows.0.len();
+        let mut failure = None;
+        self.rows.0.retain(|row| {
+            if failure.is_some() {
+                return true;
+            }
+            match keep
+                .call1((row.entry.url.as_str(),))
+                .and_then(|v| v.is_truthy())
+            {
+                Ok(kept) => kept,
+                Err(err) => {
+                    failure = Some(err);
+                    true
+                }
+            }
+        });
+        match failure {
+            Some(err) => Err(err),
+            None => Ok(before - self.rows.0.len()),
+        }
     }
 
     /// Drop the rows whose URL is in `seen` (adding the others); returns how many went.
@@ -217,6 +271,43 @@ impl Batch {
     }
 }
 
+/// The page links of an llms.txt, by page URL and markdown URL (`--source all`).
+#[pyclass(module = "sitescout._core")]
+#[derive(Default)]
+pub struct LlmsIndex {
+    inner: batch::LlmsIndex,
+}
+
+#[pymethods]
+impl LlmsIndex {
+    #[new]
+    fn new() -> Self {
+        LlmsIndex::default()
+    }
+
+    #[pyo3(signature = (url, md_url=None, title=None))]
+    fn add(&mut self, url: String, md_url: Option<String>, title: Option<String>) {
+        self.inner.add(url, md_url, title);
+    }
+
+    fn __contains__(&self, url: &str) -> bool {
+        self.inner.contains(url)
+    }
+
+    fn mark_listed(&mut self, url: &str) {
+        self.inner.mark_listed(url);
+    }
+
+    fn is_listed(&self, url: &str) -> bool {
+        self.inner.is_listed(url)
+    }
+
+    /// Mark every row's sources; rows the index lists get its markdown URL and title.
+    fn mark(&mut self, mut batch: PyRefMut<'_, Batch>) {
+        self.inner.mark(&mut batch.rows);
+    }
+}
+
 fn source_of(name: &str) -> PyResult<Source> {
     Source::parse(name).ok_or_else(|| PyValueError::new_err(format!("unknown source {name:?}")))
 }
@@ -301,5 +392,6 @@ fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Batch>()
+    m.add_class::<Batch>()?;
+    m.add_class::<LlmsIndex>()
 }

@@ -166,8 +166,7 @@ async def _stream(
     walk: Walk, output: _Output, tally: Tally, progress: WalkProgress, end: RunEnd
 ) -> None:
     async for batch in walk.batches():
-        # Entries the walk made in Python become rows here, written by the same encoders.
-        output.write(batch if isinstance(batch, Batch) else Batch.from_entries(batch))
+        output.write(batch)
         tally.add(batch)
         progress.update(walk.report)
     end.reached()  # the walk is over and its last entry written: the run has finished
