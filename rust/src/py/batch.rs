@@ -1,7 +1,8 @@
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::seen::SeenSet;
@@ -24,6 +25,18 @@ impl Batch {
     }
 }
 
+/// The classes `entries()` builds, handed over by `sitescout._models` when it is imported
+/// (`register_models`): the glue imports no module of the package.
+struct Models {
+    entry: Py<PyAny>,
+    alternate: Py<PyAny>,
+    image: Py<PyAny>,
+    video: Py<PyAny>,
+    news: Py<PyAny>,
+}
+
+static MODELS: PyOnceLock<Models> = PyOnceLock::new();
+
 struct Classes<'py> {
     entry: Bound<'py, PyAny>,
     alternate: Bound<'py, PyAny>,
@@ -34,15 +47,37 @@ struct Classes<'py> {
 
 impl<'py> Classes<'py> {
     fn load(py: Python<'py>) -> PyResult<Self> {
-        let models = py.import("sitescout._models")?;
+        let models = MODELS.get(py).ok_or_else(|| {
+            PyRuntimeError::new_err("the entry classes are not registered (import sitescout)")
+        })?;
         Ok(Classes {
-            entry: models.getattr("Entry")?,
-            alternate: models.getattr("Alternate")?,
-            image: models.getattr("Image")?,
-            video: models.getattr("Video")?,
-            news: models.getattr("News")?,
+            entry: models.entry.bind(py).clone(),
+            alternate: models.alternate.bind(py).clone(),
+            image: models.image.bind(py).clone(),
+            video: models.video.bind(py).clone(),
+            news: models.news.bind(py).clone(),
         })
     }
+}
+
+/// `register_models(Entry, Alternate, Image, Video, News)`: the classes `Batch.entries()`
+/// builds. The first registration holds; later ones are ignored.
+#[pyfunction]
+fn register_models(
+    py: Python<'_>,
+    entry: Py<PyAny>,
+    alternate: Py<PyAny>,
+    image: Py<PyAny>,
+    video: Py<PyAny>,
+    news: Py<PyAny>,
+) {
+    let _ = MODELS.get_or_init(py, || Models {
+        entry,
+        alternate,
+        image,
+        video,
+        news,
+    });
 }
 
 #[pymethods]
@@ -393,5 +428,6 @@ fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Batch>()?;
-    m.add_class::<LlmsIndex>()
+    m.add_class::<LlmsIndex>()?;
+    m.add_function(wrap_pyfunction!(register_models, m)?)
 }
