@@ -6,7 +6,6 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._core import register_models
 from ._errors import ErrorClass
 
 if TYPE_CHECKING:
@@ -275,8 +274,3 @@ class WalkReport:
     def leaf_sitemaps(self) -> int:
         """Documents that listed pages rather than other sitemaps."""
         return sum(1 for d in self.documents if d.kind in _LEAF_KINDS)
-
-
-# The native core builds these for `Batch.entries()`: handed to it here, so that it imports no
-# module of the package.
-register_models(Entry, Alternate, Image, Video, News)

@@ -25,7 +25,7 @@ impl Batch {
     }
 }
 
-/// The classes `entries()` builds, handed over by `sitescout._models` when it is imported
+/// The classes `entries()` builds, handed over by `sitescout._parse` when it is imported
 /// (`register_models`): the glue imports no module of the package.
 struct Models {
     entry: Py<PyAny>,
