@@ -242,7 +242,6 @@ def child_seq(spec: dict[str, Any]) -> dict[str, Any]:
     import asyncio
 
     import sitescout
-    from sitescout import Batch
     from sitescout._table import ParquetWriter
 
     out = Path(spec["out"])
@@ -257,7 +256,7 @@ def child_seq(spec: dict[str, Any]) -> dict[str, Any]:
         writer = ParquetWriter(path)
         try:
             async for batch in walk.batches():
-                writer.write(batch.entries() if isinstance(batch, Batch) else batch)
+                writer.write(batch.entries())
         finally:
             writer.close()
         report = walk.report

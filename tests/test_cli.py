@@ -197,8 +197,8 @@ def test_entry_json_is_valid_json_of_every_field(
     source: str,
     title: str | None,
 ) -> None:
+    from sitescout._core import Batch
     from sitescout._models import Entry
-    from sitescout.cli.urls import entry_json
 
     hreflang, alternate_of = alternate if alternate else (None, None)
     entry = Entry(
@@ -211,6 +211,6 @@ def test_entry_json_is_valid_json_of_every_field(
     }  # fmt: skip
     if source != "sitemap":
         expected |= {"source": source, "title": title}
-    line = entry_json(entry)
+    line = Batch.from_entries([entry]).to_jsonl()
     assert line.endswith("\n") and "\n" not in line[:-1]
     assert json.loads(line) == expected

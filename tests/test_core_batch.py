@@ -1,9 +1,9 @@
-"""The native rows: JSON lines, CSV and plain URLs byte-for-byte as the Python writers make them
-from the same entries, de-duplication against the seen-set, alternates, splitting."""
+"""The native rows: JSON lines, CSV and plain URLs byte-for-byte as the Python writers made them
+from the same entries (`tests/reference/encode.py`), de-duplication against the seen-set,
+alternates, splitting."""
 
 from __future__ import annotations
 
-import io
 from xml.sax.saxutils import escape, quoteattr
 
 from hypothesis import given, settings
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sitescout._core import Batch, SeenSet
 from sitescout._parse import SitemapParser
-from sitescout.cli.urls import Format, _Writer, entry_json
+from tests.reference import encode
 
 # Text that survives into the output as it is: anything printable, quotes, commas, backslashes,
 # newlines inside values, non-ASCII.
@@ -64,15 +64,6 @@ def rows_of(data: bytes, sitemap: str, depth: int = 2) -> Batch:
     return rows
 
 
-def python_writer(rows: Batch, fmt: Format) -> str:
-    """What the CLI's writer makes of the same rows as `Entry` objects (CSV: without its header)."""
-    out = io.StringIO()
-    writer = _Writer(out, fmt)
-    header = out.getvalue()
-    writer.write(rows.entries())
-    return out.getvalue()[len(header) :]
-
-
 @settings(max_examples=300, deadline=None)
 @given(documents())
 def test_encodings_match_the_python_writers(doc: tuple[bytes, str]) -> None:
@@ -80,10 +71,9 @@ def test_encodings_match_the_python_writers(doc: tuple[bytes, str]) -> None:
     alternates = rows.alternates(SeenSet())
     for batch in (rows, alternates):
         entries = batch.entries()
-        assert batch.to_jsonl() == python_writer(batch, Format.jsonl)
-        assert batch.to_jsonl() == "".join(map(entry_json, entries))
-        assert batch.to_csv() == python_writer(batch, Format.csv)
-        assert batch.to_txt() == python_writer(batch, Format.txt)
+        assert batch.to_jsonl() == encode.to_jsonl(entries)
+        assert batch.to_csv() == encode.to_csv(entries)
+        assert batch.to_txt() == encode.to_txt(entries)
 
 
 def test_dedup_alternates_and_split() -> None:

@@ -11,6 +11,46 @@ use std::sync::Arc;
 use crate::entry::Entry;
 use crate::seen::SeenSet;
 
+/// Where a row's URL was found: a sitemap, the link crawl, an llms.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Source {
+    #[default]
+    Sitemap,
+    Bfs,
+    Llms,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Sitemap => "sitemap",
+            Source::Bfs => "bfs",
+            Source::Llms => "llms.txt",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Source> {
+        match s {
+            "sitemap" => Some(Source::Sitemap),
+            "bfs" => Some(Source::Bfs),
+            "llms.txt" => Some(Source::Llms),
+            _ => None,
+        }
+    }
+}
+
+/// What rows from the link crawl and llms.txt carry besides a sitemap row's fields: boxed, so a
+/// sitemap row that has none of it costs one pointer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extra {
+    pub title: Option<String>,
+    pub canonical: Option<String>,
+    /// The markdown copy an llms.txt links to.
+    pub md_url: Option<String>,
+    /// Set when a walk merges sources: every source that listed the URL, in order.
+    pub sources: Vec<Source>,
+}
+
 /// One inventory row: a page entry or, with `alternate_of` set, an hreflang alternate of one.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -19,6 +59,30 @@ pub struct Row {
     pub depth: u32,
     pub hreflang: Option<String>,
     pub alternate_of: Option<String>,
+    pub source: Source,
+    pub extra: Option<Box<Extra>>,
+}
+
+impl Row {
+    pub fn title(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|x| x.title.as_deref())
+    }
+
+    pub fn md_url(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|x| x.md_url.as_deref())
+    }
+
+    pub fn canonical(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|x| x.canonical.as_deref())
+    }
+
+    pub fn sources(&self) -> &[Source] {
+        self.extra.as_ref().map_or(&[], |x| x.sources.as_slice())
+    }
+
+    pub fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
+    }
 }
 
 #[derive(Debug, Default, Clone)]
@@ -36,6 +100,8 @@ impl Rows {
                     depth,
                     hreflang: None,
                     alternate_of: None,
+                    source: Source::Sitemap,
+                    extra: None,
                 })
                 .collect(),
         )
@@ -44,14 +110,31 @@ impl Rows {
     /// Keep the rows whose URL was not seen before (adding them); returns how many went.
     pub fn retain_new(&mut self, seen: &mut SeenSet) -> usize {
         let before = self.0.len();
-        self.0.retain(|row| seen.add(&row.entry.url));
+        self.0.retain(|row| fresh(row, seen));
         before - self.0.len()
+    }
+
+    /// Append a row found outside a sitemap's urlset (an llms.txt link, a crawled page) or made
+    /// by hand: no lastmod, priority or changefreq.
+    pub fn push(&mut self, url: String, sitemap: &str, depth: u32, source: Source, extra: Extra) {
+        self.0.push(Row {
+            entry: Entry {
+                url,
+                ..Entry::default()
+            },
+            sitemap: Arc::from(sitemap),
+            depth,
+            hreflang: None,
+            alternate_of: None,
+            source,
+            extra: (extra != Extra::default()).then(|| Box::new(extra)),
+        });
     }
 
     /// `retain_new`, then the alternates of every row, the dropped ones included (a page seen
     /// before may still list alternates nobody listed yet): the count dropped and the alternates.
     pub fn retain_new_with_alternates(&mut self, seen: &mut SeenSet) -> (usize, Rows) {
-        let fresh: Vec<bool> = self.0.iter().map(|row| seen.add(&row.entry.url)).collect();
+        let fresh: Vec<bool> = self.0.iter().map(|row| fresh(row, seen)).collect();
         let alternates = self.alternates(seen);
         let mut keep = fresh.into_iter();
         let before = self.0.len();
@@ -74,6 +157,8 @@ impl Rows {
                         depth: row.depth,
                         hreflang: Some(alt.hreflang.clone()),
                         alternate_of: Some(row.entry.url.clone()),
+                        source: Source::Sitemap,
+                        extra: None,
                     });
                 }
             }
@@ -112,6 +197,76 @@ impl Rows {
             out.push('\n');
         }
         out
+    }
+}
+
+/// Whether a row's URL is new to `seen` (now added). A row with a markdown copy (an llms.txt
+/// link) is new only when that is new too: a sitemap that listed the copy listed the page.
+fn fresh(row: &Row, seen: &mut SeenSet) -> bool {
+    let new = seen.add(&row.entry.url);
+    match row.md_url() {
+        Some(md) => seen.add(md) && new,
+        None => new,
+    }
+}
+
+/// The page links of an llms.txt, held while the sitemaps are walked (`--source all`): a row
+/// whose URL (or markdown URL) one lists is marked as listed by both, gets the link's markdown
+/// URL and, when it has none, its title; the links so listed are remembered, so that the pass
+/// over llms.txt links no sitemap listed leaves them out.
+#[derive(Debug, Default)]
+pub struct LlmsIndex {
+    links: Vec<(String, Option<String>, Option<String>)>,
+    by_url: std::collections::HashMap<String, usize>,
+    listed: std::collections::HashSet<String>,
+}
+
+impl LlmsIndex {
+    pub fn add(&mut self, url: String, md_url: Option<String>, title: Option<String>) {
+        let at = self.links.len();
+        self.by_url.insert(url.clone(), at);
+        if let Some(md) = &md_url {
+            self.by_url.entry(md.clone()).or_insert(at);
+        }
+        self.links.push((url, md_url, title));
+    }
+
+    pub fn contains(&self, url: &str) -> bool {
+        self.by_url.contains_key(url)
+    }
+
+    /// Note the link `url` (or its markdown URL) names as listed by a sitemap.
+    pub fn mark_listed(&mut self, url: &str) {
+        if let Some(&at) = self.by_url.get(url) {
+            self.listed.insert(self.links[at].0.clone());
+        }
+    }
+
+    /// Whether the link whose page URL is `url` was listed by a sitemap.
+    pub fn is_listed(&self, url: &str) -> bool {
+        self.listed.contains(url)
+    }
+
+    /// Set every row's `sources` (its own source, and llms.txt when the index lists it).
+    pub fn mark(&mut self, rows: &mut Rows) {
+        for row in &mut rows.0 {
+            let own = row.source;
+            match self.by_url.get(&row.entry.url) {
+                None => row.extra_mut().sources = vec![own],
+                Some(&at) => {
+                    let (link, md_url, title) = &self.links[at];
+                    if !self.listed.contains(link) {
+                        self.listed.insert(link.clone());
+                    }
+                    let extra = row.extra_mut();
+                    extra.sources = vec![own, Source::Llms];
+                    extra.md_url.clone_from(md_url);
+                    if extra.title.is_none() {
+                        extra.title.clone_from(title);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -200,15 +355,38 @@ fn json_line(out: &mut String, row: &Row) {
         None => out.push_str("null"),
     }
     out.push_str(",\"changefreq\":");
-    json_opt(out, e.changefreq);
+    json_opt(out, e.changefreq.as_deref());
     out.push_str(",\"hreflang\":");
-    json_opt(out, row.hreflang.as_deref());
+    json_opt(out, row.alternate_of.as_ref().and(row.hreflang.as_deref()));
     out.push_str(",\"alternate_of\":");
     json_opt(out, row.alternate_of.as_deref());
     out.push_str(",\"sitemap\":");
     json_str(out, &row.sitemap);
     out.push_str(",\"depth\":");
     push_int(out, row.depth);
+    // Sitemap rows keep the original shape; crawl and llms.txt rows add their source and title,
+    // and a markdown copy or merged sources are written when there are some.
+    let (md_url, sources) = (row.md_url(), row.sources());
+    if row.source != Source::Sitemap {
+        out.push_str(",\"source\":");
+        json_str(out, row.source.as_str());
+        out.push_str(",\"title\":");
+        json_opt(out, row.title());
+    }
+    if let Some(md) = md_url {
+        out.push_str(",\"md_url\":");
+        json_str(out, md);
+    }
+    if !sources.is_empty() {
+        out.push_str(",\"sources\":[");
+        for (i, source) in sources.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json_str(out, source.as_str());
+        }
+        out.push(']');
+    }
     out.push_str("}\n");
 }
 
@@ -241,15 +419,25 @@ fn csv_row(out: &mut String, row: &Row) {
         py_float(out, p);
     }
     out.push(',');
-    csv_field(out, e.changefreq.unwrap_or(""));
+    csv_field(out, e.changefreq.as_deref().unwrap_or(""));
     out.push(',');
     csv_field(out, row.hreflang.as_deref().unwrap_or(""));
     out.push(',');
     csv_field(out, row.alternate_of.as_deref().unwrap_or(""));
     out.push(',');
     csv_field(out, &row.sitemap);
-    // depth, then source "sitemap" and the empty title, md_url and sources of sitemap rows.
-    let _ = writeln!(out, ",{},sitemap,,,", row.depth);
+    let _ = write!(out, ",{},{},", row.depth, row.source.as_str());
+    csv_field(out, row.title().unwrap_or(""));
+    out.push(',');
+    csv_field(out, row.md_url().unwrap_or(""));
+    out.push(',');
+    for (i, source) in row.sources().iter().enumerate() {
+        if i > 0 {
+            out.push(';');
+        }
+        out.push_str(source.as_str());
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]
@@ -310,5 +498,46 @@ mod tests {
         assert_eq!((dropped, alts.0.len()), (2, 1)); // x was seen, its alternate was not
         let tail = rows.split_off(1);
         assert_eq!((rows.0.len(), tail.0.len()), (1, 1));
+    }
+
+    #[test]
+    fn llms_rows_and_the_index() {
+        let mut index = LlmsIndex::default();
+        index.add("a".into(), Some("a.md".into()), Some("A".into()));
+        index.add("b".into(), None, None);
+        let mut rows = Rows::from_document(
+            vec![Entry {
+                url: "a.md".into(),
+                ..Entry::default()
+            }],
+            "s",
+            1,
+        );
+        rows.push("c".into(), "s", 0, Source::Bfs, Extra::default());
+        index.mark(&mut rows);
+        assert_eq!(rows.0[0].sources(), [Source::Sitemap, Source::Llms]);
+        assert_eq!(
+            (rows.0[0].md_url(), rows.0[0].title()),
+            (Some("a.md"), Some("A"))
+        );
+        assert_eq!(rows.0[1].sources(), [Source::Bfs]);
+        assert!(index.is_listed("a") && !index.is_listed("a.md") && !index.is_listed("b"));
+        index.mark_listed("b");
+        assert!(index.is_listed("b"));
+        // An llms.txt link whose markdown copy was seen is not new, its page URL now seen too.
+        let mut seen = SeenSet::default();
+        assert!(seen.add("x.md"));
+        let mut llms = Rows::default();
+        let md = |m: &str| Extra {
+            md_url: Some(m.into()),
+            ..Extra::default()
+        };
+        llms.push("x".into(), "l", 1, Source::Llms, md("x.md"));
+        llms.push("y".into(), "l", 1, Source::Llms, md("y.md"));
+        assert_eq!(llms.retain_new(&mut seen), 1);
+        assert!(!seen.add("x") && !seen.add("y.md"));
+        let mut line = String::new();
+        json_line(&mut line, &llms.0[0]);
+        assert!(line.ends_with(",\"source\":\"llms.txt\",\"title\":null,\"md_url\":\"y.md\"}\n"));
     }
 }

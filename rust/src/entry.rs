@@ -1,6 +1,8 @@
 //! What the scanner produces for one item of a sitemap document.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Alternate {
     pub hreflang: String,
@@ -37,7 +39,9 @@ pub struct Entry {
     pub url: String,
     pub lastmod: Option<String>,
     pub priority: Option<f64>,
-    pub changefreq: Option<&'static str>,
+    /// One of the sitemap protocol's values as the scanner reads them; any text for entries
+    /// made elsewhere (`Batch.from_entries`).
+    pub changefreq: Option<Cow<'static, str>>,
     pub alternates: Vec<Alternate>,
     pub images: Vec<Image>,
     pub videos: Vec<Video>,

@@ -19,12 +19,16 @@ import re
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
 
-from ._core import Batch, Scanner, normalize_lastmod
-from ._models import DocumentKind, Entry, Malformed
+from ._core import Batch, Scanner, normalize_lastmod, register_models
+from ._models import Alternate, DocumentKind, Entry, Image, Malformed, News, Video
 
 __all__ = ["SitemapParser", "normalize_lastmod", "normalize_rfc822", "parse_document"]
 
 log = logging.getLogger(__name__)
+
+# The classes `Batch.entries()` builds, handed to the native core here (where its batches come
+# from; `_models` stays pure), so that the glue imports no module of the package.
+register_models(Entry, Alternate, Image, Video, News)
 
 
 def normalize_rfc822(raw: str) -> str | None:

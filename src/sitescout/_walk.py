@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import difflib
-import itertools
 import logging
 import os
 import time
@@ -25,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ._budget import BudgetName, Budgets, BudgetTracker, budget_label, order_children
-from ._core import Batch, SeenSet, UrlFilter
+from ._core import Batch, LlmsIndex, SeenSet, UrlFilter
 from ._crawl import Crawler, CrawlOptions, SitemapFound
 from ._discover import (
     WALK,
@@ -332,15 +331,14 @@ class Walk:
         self._child_filter = self.options.child_filter()
         self._visited: set[str] = set()
         # Documents as (url, depth, probe); batches go out through a small bounded queue.
-        self._pool: Pool[tuple[str, int, bool], list[Entry] | Batch] = Pool(
+        self._pool: Pool[tuple[str, int, bool], Batch] = Pool(
             self._handle, self._failed, out_size=4
         )
         self._probes: set[str] = set()
-        # Entries waiting to fill a batch: Python objects, or rows the native core holds.
-        self._batch: list[Entry] = []
+        # Rows waiting to fill a batch; the native core holds them.
         self._rows = Batch()
         self._stop_urls = False
-        # When the oldest entry waiting in `_batch` or `_rows` arrived; None while none waits.
+        # When the oldest row waiting in `_rows` arrived; None while none waits.
         self._pending_since: float | None = None
         self._ticking = True
         self._ticker_flushing = False
@@ -361,28 +359,27 @@ class Walk:
             prefix=self.prefix,
             max_document_bytes=self.options.fetch.max_document_bytes,
         )
-        # source="all": the llms.txt page links by URL and markdown URL, held (they are bounded)
-        # until the sitemaps are walked, so that a sitemap entry can say llms.txt lists it too.
-        self._llms_index: dict[str, LlmsLink] | None = None
-        self._llms_listed: set[str] = set()
+        # source="all": the llms.txt page links by URL and markdown URL, held natively (they are
+        # bounded) until the sitemaps are walked, so that a sitemap row can say llms.txt lists it
+        # too; the index remembers which links a sitemap listed.
+        self._llms_index: LlmsIndex | None = None
 
     def __aiter__(self) -> AsyncIterator[list[Entry]]:
         return self._entries(self.batches())
 
     @staticmethod
-    async def _entries(
-        batches: AsyncGenerator[list[Entry] | Batch, None],
-    ) -> AsyncGenerator[list[Entry], None]:
+    async def _entries(batches: AsyncGenerator[Batch, None]) -> AsyncGenerator[list[Entry], None]:
+        """The walk's batches as lists of `Entry` objects, built here, at the edge."""
         try:
             async for batch in batches:
-                yield batch if isinstance(batch, list) else batch.entries()
+                yield batch.entries()
         finally:
             await batches.aclose()  # now, on this loop: it stops the walk's tasks
 
-    def batches(self) -> AsyncGenerator[list[Entry] | Batch, None]:
-        """The walk's batches as they are made: lists of entries, or `Batch`es of rows the native
-        core holds (`to_jsonl()`, `to_csv()`, `entries()`), which spare a writer building an
-        object per URL. Iterate either this or the walk itself, once."""
+    def batches(self) -> AsyncGenerator[Batch, None]:
+        """The walk's batches as they are made: `Batch`es of rows the native core holds
+        (`to_jsonl()`, `to_csv()`, `entries()`), which spare a writer building an object per URL.
+        Iterate either this or the walk itself, once."""
         if self._started:
             raise RuntimeError("a Walk can be iterated once")
         self._started = True
@@ -393,7 +390,7 @@ class Walk:
         """Page URLs from the sitemaps found under the base path so far."""
         return self._ledger.prefix_matched
 
-    async def _batches(self) -> AsyncGenerator[list[Entry] | Batch, None]:
+    async def _batches(self) -> AsyncGenerator[Batch, None]:
         start = time.monotonic()
         try:
             # A bug in the driver surfaces here instead of being hidden.
@@ -472,11 +469,9 @@ class Walk:
         sitemap walk streams as usual and marks what the index also lists; the llms.txt links no
         sitemap listed come last."""
         links = await self._read_llms(fetcher)
-        index: dict[str, LlmsLink] = {}
+        index = LlmsIndex()
         for link in links:
-            index[link.url] = link
-            if link.md_url is not None:
-                index.setdefault(link.md_url, link)
+            index.add(link.url, link.md_url, link.title)
         self._llms_index = index
         llms_report = self.report.llms
         await self._walk_sitemaps(fetcher, crawl_fallback=not links)
@@ -487,8 +482,8 @@ class Walk:
                 self.report.source, self.report.source_url = LLMS, llms_report.url
             else:
                 self.report.notes.append(f"also llms.txt {llms_report.url}")
-            left = (link for link in links if link.url not in self._llms_listed)
-            await self._emit(self._llms_entries(left))
+            left = [link for link in links if not index.is_listed(link.url)]
+            await self._pass_on(self._llms_rows(left), alternates=False, scoped=True)
 
     async def _walk_llms(self, fetcher: Fetcher) -> bool:
         """Read llms.txt and emit its pages; whether it had any."""
@@ -497,7 +492,7 @@ class Walk:
         if summary is None or summary.url is None:
             return False
         self.report.source, self.report.source_url = LLMS, summary.url
-        await self._emit(self._llms_entries(iter(links)))
+        await self._pass_on(self._llms_rows(links), alternates=False, scoped=True)
         return bool(links)
 
     async def _read_llms(self, fetcher: Fetcher) -> list[LlmsLink]:
@@ -542,29 +537,24 @@ class Walk:
         self._budget.add_bytes(resp.bytes)
         self.report.bytes += resp.bytes
 
-    def _llms_entries(self, links: Iterator[LlmsLink]) -> Iterator[Entry]:
-        """Entries for llms.txt links (already scoped to the base path), de-duplicated against
-        everything emitted before them, markdown URLs included."""
-        seen_add = self._seen.add
-        merged = self.options.source == "all"
+    def _llms_rows(self, links: list[LlmsLink]) -> Batch:
+        """Rows for llms.txt links (already scoped to the base path) the page filters keep; they
+        are de-duplicated with the rest, markdown URLs included (`_pass_on`)."""
+        rows = Batch()
+        sources = [LLMS] if self.options.source == "all" else []
         for link in links:
-            if not self._undated_kept(link.url):
-                continue
-            fresh = seen_add(link.url)
-            if link.md_url is not None and not seen_add(link.md_url):
-                fresh = False  # a sitemap listed the markdown copy: the page is already out
-            if not fresh:
-                self.report.duplicates += 1
-                continue
-            yield Entry(
-                url=link.url,
-                sitemap=link.found_in,
-                depth=link.depth,
-                source=LLMS,
-                title=link.title,
-                md_url=link.md_url,
-                sources=_LLMS_ONLY if merged else (),
-            )
+            if self._undated_kept(link.url):
+                rows.push(
+                    link.url,
+                    link.found_in,
+                    link.depth,
+                    LLMS,
+                    link.title,
+                    link.md_url,
+                    None,
+                    sources,
+                )
+        return rows
 
     async def _walk_sitemaps(self, fetcher: Fetcher, *, crawl_fallback: bool = True) -> None:
         """§2 with every tried sitemap walked whole; then llms.txt and the link crawl (§10)."""
@@ -669,14 +659,9 @@ class Walk:
                 continue
             if not self._undated_kept(event.final_url):
                 continue  # the crawl still follows its links: only the entry is filtered
-            page = Entry(
-                url=event.final_url,
-                depth=event.depth,
-                source="bfs",
-                title=event.title,
-                canonical=event.canonical,
-            )
-            await self._emit(self._fresh([page]))
+            page = Batch()
+            page.push(event.final_url, "", event.depth, "bfs", event.title, None, event.canonical)
+            await self._pass_on(page, alternates=False)
             if self._stop_urls:
                 break
         await self._pool.join()
@@ -832,25 +817,31 @@ class Walk:
                 self._drop_listed(listed, rows)
             if not rows:
                 return
-        if self.prefix is None and self._llms_index is None:
-            # Nothing to decide per entry in Python: rows stay in the native core.
-            if self.options.alternates:
-                dropped, alternates = rows.retain_new_with_alternates(self._seen)
-            else:
-                dropped, alternates = rows.retain_new(self._seen), None
-            report.duplicates += dropped
-            await self._emit_rows(rows)
-            if alternates and page_filter is not None:
-                page_filter.retain(alternates, dated=False)  # an alternate shares its page's date
-            if alternates:
-                await self._emit_rows(alternates)
-            return
-        entries = rows.entries()
-        # Locs first, alternates after: a URL that is a loc in this stretch of the document is
-        # reported as a page, not as some other page's alternate.
-        await self._emit(self._fresh(entries))
-        if self.options.alternates:
-            await self._emit(self._alternates_of(entries))
+        await self._pass_on(rows, alternates=self.options.alternates)
+
+    async def _pass_on(self, rows: Batch, *, alternates: bool, scoped: bool = False) -> None:
+        """De-duplicate `rows` (and make rows of their hreflang alternates not seen yet), keep
+        those under the base path (unless `scoped` already), mark their sources when llms.txt is
+        merged, and hand them on. Pages first, alternates after: a URL that is a loc in this
+        stretch of the document is reported as a page, not as some other page's alternate."""
+        if alternates:
+            dropped, more = rows.retain_new_with_alternates(self._seen)
+        else:
+            dropped, more = rows.retain_new(self._seen), None
+        self.report.duplicates += dropped
+        self._place(rows, scoped)
+        await self._emit_rows(rows)
+        if more:
+            if self._page_filter is not None:
+                self._page_filter.retain(more, dated=False)  # an alternate shares its page's date
+            self._place(more, scoped)
+            await self._emit_rows(more)
+
+    def _place(self, rows: Batch, scoped: bool) -> None:
+        if self.prefix is not None and not scoped and rows:
+            rows.retain_urls(self._ledger.in_scope)  # counted for the narrow-prefix warning
+        if self._llms_index is not None and rows:
+            self._llms_index.mark(rows)
 
     @staticmethod
     def _local_children(
@@ -869,33 +860,6 @@ class Walk:
                 sitemaps.append(child)
         return left
 
-    def _fresh(self, entries: list[Entry]) -> Iterator[Entry]:
-        seen_add = self._seen.add
-        report = self.report
-        prefix = self.prefix
-        index = self._llms_index
-        for entry in entries:
-            if not seen_add(entry.url):
-                report.duplicates += 1
-                continue
-            if prefix is not None and not self._ledger.in_scope(entry.url):
-                continue
-            if index is not None:
-                self._mark_sources(entry, index)
-            yield entry
-
-    def _mark_sources(self, entry: Entry, index: dict[str, LlmsLink]) -> None:
-        link = index.get(entry.url)
-        sitemap = entry.source == "sitemap"  # or "bfs": `--crawl` with `source="all"`
-        if link is None:
-            entry.sources = _SITEMAP_ONLY if sitemap else (entry.source,)
-            return
-        entry.sources = _BOTH if sitemap else (entry.source, LLMS)
-        entry.md_url = link.md_url
-        if entry.title is None:
-            entry.title = link.title
-        self._llms_listed.add(link.url)
-
     def _drop_listed(self, listed: list[str], kept: Batch) -> None:
         """llms.txt links whose sitemap rows the filters dropped: their lastmod came from the
         sitemap, so the undated llms.txt copy must not bring them back."""
@@ -904,7 +868,7 @@ class Walk:
         left = set(kept.urls())
         for url in listed:
             if url not in left:
-                self._llms_listed.add(index[url].url)
+                index.mark_listed(url)
 
     def _undated_kept(self, url: str) -> bool:
         """Whether the page filters keep `url`, an entry with no lastmod (an llms.txt link, a
@@ -915,32 +879,11 @@ class Walk:
         self.report.filtered_pages += 1
         return False
 
-    def _alternates_of(self, entries: list[Entry]) -> Iterator[Entry]:
-        index = self._llms_index
-        for entry in entries:
-            for alt in entry.alternates:
-                if not self._seen.add(alt.url):
-                    continue
-                if self._page_filter is not None and not self._page_filter.keeps_url(alt.url):
-                    continue
-                if self.prefix is not None and not self._ledger.in_scope(alt.url):
-                    continue
-                alternate = Entry(
-                    url=alt.url,
-                    sitemap=entry.sitemap,
-                    depth=entry.depth,
-                    hreflang=alt.hreflang,
-                    alternate_of=entry.url,
-                )
-                if index is not None:
-                    self._mark_sources(alternate, index)
-                yield alternate
-
     async def _emit_rows(self, rows: Batch) -> None:
-        """`_emit` for rows held natively (pages, or alternates, as `_emit` takes them)."""
+        """Add rows (pages, or alternates) to the batch being filled, handing on full ones; the
+        URL cap cuts them, counting the pages cut."""
         if self._stop_urls or not rows:
             return
-        await self._flush_entries()
         report = self.report
         limit = self.options.budgets.max_urls
         if limit is not None:
@@ -959,29 +902,22 @@ class Walk:
         while len(self._rows) >= BATCH_SIZE:
             full = self._rows
             self._rows = full.split_off(BATCH_SIZE)
-            self._pending_since = time.monotonic() if self._rows or self._batch else None
+            self._pending_since = time.monotonic() if self._rows else None
             await self._pool.emit(full)
 
     async def _flush_rows(self) -> None:
         if self._rows:
             rows, self._rows = self._rows, Batch()
-            self._pending_since = time.monotonic() if self._batch else None
+            self._pending_since = None
             await self._pool.emit(rows)
 
-    async def _flush_entries(self) -> None:
-        if self._batch:
-            batch, self._batch = self._batch, []
-            self._pending_since = time.monotonic() if self._rows else None
-            await self._pool.emit(batch)
-
     async def _flush_pending(self) -> None:
-        """Hand on every entry waiting for its batch to fill."""
-        await self._flush_entries()
+        """Hand on every row waiting for its batch to fill."""
         await self._flush_rows()
 
     def _waiting(self) -> None:
         """Entries now wait in a batch: note since when, unless older ones already did."""
-        if self._pending_since is None and (self._rows or self._batch):
+        if self._pending_since is None and self._rows:
             self._pending_since = time.monotonic()
 
     async def _flush_waiting(self) -> None:
@@ -1006,34 +942,6 @@ class Walk:
         if not self._ticker_flushing or (task is not None and task.cancelling()):
             ticker.cancel()
         await asyncio.gather(ticker, return_exceptions=True)
-
-    async def _emit(self, entries: Iterator[Entry]) -> None:
-        await self._flush_rows()
-        batch = self._batch
-        report = self.report
-        limit = self.options.budgets.max_urls
-        for entry in entries:
-            if self._stop_urls:
-                break
-            if limit is not None and report.urls + report.alternates >= limit:
-                self._url_limit_reached()
-                # Counted for the §5 truncation notice; the rest of the document is not read.
-                pages = (e for e in itertools.chain((entry,), entries) if e.alternate_of is None)
-                report.urls_cut += sum(1 for _ in pages)
-                break
-            batch.append(entry)
-            if self._pending_since is None:
-                self._pending_since = time.monotonic()
-            if entry.alternate_of is None:
-                report.urls += 1
-            else:
-                report.alternates += 1
-            if len(batch) >= BATCH_SIZE:
-                self._batch = []
-                self._pending_since = None
-                await self._pool.emit(batch)
-                batch = self._batch
-        self._batch = batch
 
     def _url_limit_reached(self) -> None:
         self._stop_urls = True

@@ -1,10 +1,12 @@
 use std::sync::Arc;
 
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::seen::SeenSet;
-use crate::batch::Rows;
+use crate::batch::{self, Extra, Row, Rows, Source};
 use crate::entry;
 
 /// Inventory rows held natively: `entries()` builds `sitescout.Entry` objects only when asked;
@@ -23,6 +25,18 @@ impl Batch {
     }
 }
 
+/// The classes `entries()` builds, handed over by `sitescout._parse` when it is imported
+/// (`register_models`): the glue imports no module of the package.
+struct Models {
+    entry: Py<PyAny>,
+    alternate: Py<PyAny>,
+    image: Py<PyAny>,
+    video: Py<PyAny>,
+    news: Py<PyAny>,
+}
+
+static MODELS: PyOnceLock<Models> = PyOnceLock::new();
+
 struct Classes<'py> {
     entry: Bound<'py, PyAny>,
     alternate: Bound<'py, PyAny>,
@@ -33,15 +47,37 @@ struct Classes<'py> {
 
 impl<'py> Classes<'py> {
     fn load(py: Python<'py>) -> PyResult<Self> {
-        let models = py.import("sitescout._models")?;
+        let models = MODELS.get(py).ok_or_else(|| {
+            PyRuntimeError::new_err("the entry classes are not registered (import sitescout)")
+        })?;
         Ok(Classes {
-            entry: models.getattr("Entry")?,
-            alternate: models.getattr("Alternate")?,
-            image: models.getattr("Image")?,
-            video: models.getattr("Video")?,
-            news: models.getattr("News")?,
+            entry: models.entry.bind(py).clone(),
+            alternate: models.alternate.bind(py).clone(),
+            image: models.image.bind(py).clone(),
+            video: models.video.bind(py).clone(),
+            news: models.news.bind(py).clone(),
         })
     }
+}
+
+/// `register_models(Entry, Alternate, Image, Video, News)`: the classes `Batch.entries()`
+/// builds. The first registration holds; later ones are ignored.
+#[pyfunction]
+fn register_models(
+    py: Python<'_>,
+    entry: Py<PyAny>,
+    alternate: Py<PyAny>,
+    image: Py<PyAny>,
+    video: Py<PyAny>,
+    news: Py<PyAny>,
+) {
+    let _ = MODELS.get_or_init(py, || Models {
+        entry,
+        alternate,
+        image,
+        video,
+        news,
+    });
 }
 
 #[pymethods]
@@ -62,6 +98,60 @@ impl Batch {
 
     fn urls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))
+    }
+
+    /// Append a row found outside a sitemap's urlset: an llms.txt link, a crawled page.
+    #[pyo3(signature = (url, sitemap, depth, source, title=None, md_url=None, canonical=None, sources=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        url: String,
+        sitemap: &str,
+        depth: u32,
+        source: &str,
+        title: Option<String>,
+        md_url: Option<String>,
+        canonical: Option<String>,
+        sources: Vec<String>,
+    ) -> PyResult<()> {
+        let sources = sources
+            .iter()
+            .map(|s| source_of(s))
+            .collect::<PyResult<Vec<_>>>()?;
+        let extra = Extra {
+            title,
+            canonical,
+            md_url,
+            sources,
+        };
+        self.rows
+            .push(url, sitemap, depth, source_of(source)?, extra);
+        Ok(())
+    }
+
+    /// Keep the rows whose URL `keep(url)` accepts; returns how many went.
+    fn retain_urls(&mut self, keep: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let before = self.rows.0.len();
+        let mut failure = None;
+        self.rows.0.retain(|row| {
+            if failure.is_some() {
+                return true;
+            }
+            match keep
+                .call1((row.entry.url.as_str(),))
+                .and_then(|v| v.is_truthy())
+            {
+                Ok(kept) => kept,
+                Err(err) => {
+                    failure = Some(err);
+                    true
+                }
+            }
+        });
+        match failure {
+            Some(err) => Err(err),
+            None => Ok(before - self.rows.0.len()),
+        }
     }
 
     /// Drop the rows whose URL is in `seen` (adding the others); returns how many went.
@@ -106,6 +196,17 @@ impl Batch {
 
     fn to_txt(&self) -> String {
         self.rows.to_txt()
+    }
+
+    /// Rows made from `sitescout.Entry` objects (any of their fields), as `entries()` gives
+    /// them back.
+    #[staticmethod]
+    fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<Batch> {
+        let mut rows = Vec::new();
+        for item in entries.try_iter()? {
+            rows.push(row_of(&item?)?);
+        }
+        Ok(Batch { rows: Rows(rows) })
     }
 
     /// The rows as `sitescout.Entry` objects.
@@ -172,11 +273,11 @@ impl Batch {
                     &n.publication_name,
                 ))?,
             };
-            out.push(classes.entry.call1((
+            let args = (
                 &e.url,
                 &e.lastmod,
                 e.priority,
-                e.changefreq,
+                e.changefreq.as_deref(),
                 alternates,
                 images,
                 videos,
@@ -185,12 +286,148 @@ impl Batch {
                 row.depth,
                 &row.hreflang,
                 &row.alternate_of,
-            ))?);
+            );
+            if row.source == Source::Sitemap && row.extra.is_none() {
+                out.push(classes.entry.call1(args)?);
+                continue;
+            }
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("source", row.source.as_str())?;
+            if let Some(extra) = &row.extra {
+                kwargs.set_item("title", &extra.title)?;
+                kwargs.set_item("canonical", &extra.canonical)?;
+                kwargs.set_item("md_url", &extra.md_url)?;
+                let sources = extra.sources.iter().map(|s| s.as_str());
+                kwargs.set_item("sources", PyTuple::new(py, sources)?)?;
+            }
+            out.push(classes.entry.call(args, Some(&kwargs))?);
         }
         PyList::new(py, out)
     }
 }
 
+/// The page links of an llms.txt, by page URL and markdown URL (`--source all`).
+#[pyclass(module = "sitescout._core")]
+#[derive(Default)]
+pub struct LlmsIndex {
+    inner: batch::LlmsIndex,
+}
+
+#[pymethods]
+impl LlmsIndex {
+    #[new]
+    fn new() -> Self {
+        LlmsIndex::default()
+    }
+
+    #[pyo3(signature = (url, md_url=None, title=None))]
+    fn add(&mut self, url: String, md_url: Option<String>, title: Option<String>) {
+        self.inner.add(url, md_url, title);
+    }
+
+    fn __contains__(&self, url: &str) -> bool {
+        self.inner.contains(url)
+    }
+
+    fn mark_listed(&mut self, url: &str) {
+        self.inner.mark_listed(url);
+    }
+
+    fn is_listed(&self, url: &str) -> bool {
+        self.inner.is_listed(url)
+    }
+
+    /// Mark every row's sources; rows the index lists get its markdown URL and title.
+    fn mark(&mut self, mut batch: PyRefMut<'_, Batch>) {
+        self.inner.mark(&mut batch.rows);
+    }
+}
+
+fn source_of(name: &str) -> PyResult<Source> {
+    Source::parse(name).ok_or_else(|| PyValueError::new_err(format!("unknown source {name:?}")))
+}
+
+fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
+    let get = |name: &str| obj.getattr(name);
+    let alternates = get("alternates")?
+        .try_iter()?
+        .map(|a| {
+            let a = a?;
+            Ok(entry::Alternate {
+                hreflang: a.getattr("hreflang")?.extract()?,
+                url: a.getattr("url")?.extract()?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let images = get("images")?
+        .try_iter()?
+        .map(|i| {
+            let i = i?;
+            Ok(entry::Image {
+                loc: i.getattr("loc")?.extract()?,
+                title: i.getattr("title")?.extract()?,
+                caption: i.getattr("caption")?.extract()?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let videos = get("videos")?
+        .try_iter()?
+        .map(|v| {
+            let v = v?;
+            Ok(entry::Video {
+                content_loc: v.getattr("content_loc")?.extract()?,
+                player_loc: v.getattr("player_loc")?.extract()?,
+                thumbnail_loc: v.getattr("thumbnail_loc")?.extract()?,
+                title: v.getattr("title")?.extract()?,
+                description: v.getattr("description")?.extract()?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let news = get("news")?;
+    let news = if news.is_none() {
+        None
+    } else {
+        Some(Box::new(entry::News {
+            title: news.getattr("title")?.extract()?,
+            publication_date: news.getattr("publication_date")?.extract()?,
+            language: news.getattr("language")?.extract()?,
+            publication_name: news.getattr("publication_name")?.extract()?,
+        }))
+    };
+    let changefreq: Option<String> = get("changefreq")?.extract()?;
+    let sources = get("sources")?
+        .try_iter()?
+        .map(|s| source_of(&s?.extract::<String>()?))
+        .collect::<PyResult<Vec<_>>>()?;
+    let extra = Extra {
+        title: get("title")?.extract()?,
+        canonical: get("canonical")?.extract()?,
+        md_url: get("md_url")?.extract()?,
+        sources,
+    };
+    let sitemap: String = get("sitemap")?.extract()?;
+    Ok(Row {
+        entry: entry::Entry {
+            url: get("url")?.extract()?,
+            lastmod: get("lastmod")?.extract()?,
+            priority: get("priority")?.extract()?,
+            changefreq: changefreq.map(std::borrow::Cow::Owned),
+            alternates,
+            images,
+            videos,
+            news,
+        },
+        sitemap: Arc::from(sitemap),
+        depth: get("depth")?.extract()?,
+        hreflang: get("hreflang")?.extract()?,
+        alternate_of: get("alternate_of")?.extract()?,
+        source: source_of(&get("source")?.extract::<String>()?)?,
+        extra: (extra != Extra::default()).then(|| Box::new(extra)),
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Batch>()
+    m.add_class::<Batch>()?;
+    m.add_class::<LlmsIndex>()?;
+    m.add_function(wrap_pyfunction!(register_models, m)?)
 }

@@ -69,7 +69,7 @@ fn basic_urlset() {
     let e = &r.entries[0];
     assert_eq!(e.lastmod.as_deref(), Some("2020-01-02T03:04:00+00:00"));
     assert_eq!(e.priority, Some(0.5));
-    assert_eq!(e.changefreq, Some("daily"));
+    assert_eq!(e.changefreq.as_deref(), Some("daily"));
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert!(!r.damaged);
 }
@@ -359,7 +359,7 @@ fn every_field() {
     assert_eq!(e.url, "https://ex.com/rel?k=v");
     assert_eq!(e.lastmod.as_deref(), Some("2020-01-02T03:04:05.5+01:30"));
     assert_eq!(e.priority, None);
-    assert_eq!(e.changefreq, None);
+    assert_eq!(e.changefreq.as_deref(), None);
     assert_eq!(
         e.alternates,
         [Alternate {

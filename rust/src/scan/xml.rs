@@ -1426,7 +1426,7 @@ impl Xml {
                         url,
                         lastmod: item.lastmod,
                         priority: item.priority,
-                        changefreq: item.changefreq,
+                        changefreq: item.changefreq.map(std::borrow::Cow::Borrowed),
                         alternates,
                         images,
                         videos,

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core import Batch, SeenSet
-from .._models import Entry
 from .._table import ParquetWriter, require_pyarrow
 from .._walk import WalkOptions
 from .results import SiteResult
@@ -84,8 +83,8 @@ class Parts:
         self._hashes: io.BufferedWriter | None = None
         self._part = Part("", 0, None)
 
-    def write(self, batch: list[Entry] | Batch) -> None:
-        entries = batch.entries() if isinstance(batch, Batch) else batch
+    def write(self, batch: Batch) -> None:
+        entries = batch.entries()
         while entries:
             if self._writer is None:
                 self._open()

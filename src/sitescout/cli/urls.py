@@ -11,7 +11,6 @@ import stat
 import sys
 import tempfile
 from enum import StrEnum
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, Annotated, NoReturn
 
@@ -20,7 +19,6 @@ import typer
 from .._api import walk as start_walk
 from .._core import Batch
 from .._errors import UsageError
-from .._models import Entry
 from .._signals import RunEnd, ctrl_c_ignored
 from .._table import COLUMNS, ParquetWriter
 from .._walk import Walk
@@ -54,113 +52,26 @@ class Format(StrEnum):
     parquet = "parquet"
 
 
-def _jstr(value: str | None) -> str:
-    return "null" if value is None else str(encode_basestring(value))
-
-
-# A walk has few distinct priorities and sitemap URLs but one of each per line: caching their
-# JSON text saves a float repr and a string escape per URL (bounded: cleared when it grows).
-_CACHE_MAX = 4096
-_json_cache: dict[object, str] = {}
-
-
-def _cached(value: str | float | None) -> str:
-    text = _json_cache.get(value)
-    if text is None:
-        if len(_json_cache) >= _CACHE_MAX:
-            _json_cache.clear()
-        if value is None:
-            text = "null"
-        elif isinstance(value, str):
-            text = str(encode_basestring(value))
-        else:
-            text = repr(value)
-        _json_cache[value] = text
-    return text
-
-
-def entry_json(e: Entry) -> str:
-    """One JSON line; hand-built because `json.dumps` of a dict per URL dominates large walks.
-
-    Pages found by the link crawl add `source` ("bfs") and `title`; pages from llms.txt add
-    `source` ("llms.txt"), `title` and `md_url`; a walk of merged sources (`--source all`) adds
-    `sources` to every line. Sitemap lines without them keep the original shape.
-    """
-    lastmod, changefreq, alt = e.lastmod, e.changefreq, e.alternate_of
-    line = (
-        f'{{"url":{encode_basestring(e.url)},'
-        f'"lastmod":{"null" if lastmod is None else encode_basestring(lastmod)},'
-        f'"priority":{_cached(e.priority)},'
-        f'"changefreq":{"null" if changefreq is None else _cached(changefreq)},'
-        + (
-            '"hreflang":null,"alternate_of":null,'
-            if alt is None
-            else f'"hreflang":{_jstr(e.hreflang)},"alternate_of":{encode_basestring(alt)},'
-        )
-        + f'"sitemap":{_cached(e.sitemap)},"depth":{e.depth}'
-    )
-    if e.source == "sitemap" and not e.sources and e.md_url is None:
-        return line + "}\n"
-    if e.source != "sitemap":
-        line = f'{line},"source":{_jstr(e.source)},"title":{_jstr(e.title)}'
-    if e.md_url is not None:
-        line = f'{line},"md_url":{encode_basestring(e.md_url)}'
-    if e.sources:
-        line = f'{line},"sources":[{",".join(map(encode_basestring, e.sources))}]'
-    return line + "}\n"
-
-
 class _Writer:
+    """Batches to the output: JSON lines, CSV and plain URLs are encoded by the native core (one
+    encoder per format); Parquet takes the batch's entries."""
+
     def __init__(self, out: IO[str], fmt: Format, parquet: ParquetWriter | None = None) -> None:
         self.out = out
         self.fmt = fmt
         self._parquet = parquet
-        self._csv = csv.writer(out, lineterminator="\n") if fmt is Format.csv else None
-        if self._csv is not None:
-            self._csv.writerow(COLUMNS)
+        if fmt is Format.csv:
+            csv.writer(out, lineterminator="\n").writerow(COLUMNS)
 
-    def write(self, batch: list[Entry] | Batch) -> None:
-        if isinstance(batch, Batch):
-            self._write_rows(batch)
-            return
-        if self._parquet is not None:
-            self._parquet.write(batch)
-            return
-        if self.fmt is Format.txt:
-            # Normalized URLs hold no whitespace (it is stripped or escaped), so one per line.
-            self.out.write("".join([e.url + "\n" for e in batch]))
-            return
-        if self._csv is None:
-            self.out.write("".join(map(entry_json, batch)))
-            return
-        self._csv.writerows(
-            (
-                e.url,
-                e.lastmod,
-                e.priority,
-                e.changefreq,
-                e.hreflang,
-                e.alternate_of,
-                e.sitemap,
-                e.depth,
-                e.source,
-                e.title,
-                e.md_url,
-                ";".join(e.sources) or None,
-            )
-            for e in batch
-        )
-
-    def _write_rows(self, rows: Batch) -> None:
-        """Rows the native core holds are encoded there, the same bytes as the lines above."""
+    def write(self, rows: Batch) -> None:
         if self._parquet is not None:
             self._parquet.write(rows.entries())
         elif self.fmt is Format.txt:
             self.out.write(rows.to_txt())
-        elif self._csv is None:
-            self.out.write(rows.to_jsonl())
-        else:
+        elif self.fmt is Format.csv:
             self.out.write(rows.to_csv())
+        else:
+            self.out.write(rows.to_jsonl())
 
 
 class _Output:
@@ -207,7 +118,7 @@ class _Output:
         os.chmod(name, _mode_for(final))
         return self.temp
 
-    def write(self, batch: list[Entry] | Batch) -> None:
+    def write(self, batch: Batch) -> None:
         self.writer.write(batch)
         if self._file is None and self._parquet is None:
             # A pipe gets each batch as it is handed on, not when a buffer fills: on a slow site

@@ -1,0 +1,125 @@
+"""One encoder per format, the core's: every kind of entry a walk yields (sitemap rows, hreflang
+alternates, link-crawl pages, llms.txt links, rows marked with merged `sources`) encodes to the
+bytes the Python writers gave (`tests/reference/encode.py`, saved in `encoded.jsonl` / `.csv`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitescout._core import Batch
+from sitescout._models import Alternate, Entry, Image, News, Video
+from tests.reference import encode
+
+HERE = Path(__file__).parent / "reference"
+ODD = 'q"uo,te\\ new\nline\r\ttab \x01\x1f\x7f é ü 中文 🙂 \u2028'
+
+
+def saved(name: str) -> str:
+    """The saved bytes, `\r` inside values kept (no newline translation)."""
+    return (HERE / name).read_bytes().decode("utf-8")
+
+
+def varied() -> list[Entry]:
+    """Entries of every kind and shape the walk makes, with awkward text in every field."""
+    sm = "https://x.com/sitemaps/pages.xml"
+    out = [
+        Entry(url="https://x.com/", lastmod="2024-06-01", priority=1.0, sitemap=sm, depth=2),
+        Entry(url="https://x.com/a", lastmod="2024-06-01T09:00:00+00:00", priority=0.8,
+              changefreq="daily", sitemap=sm, depth=2,
+              alternates=(Alternate("de", "https://x.com/de/a"),)),
+        Entry(url="https://x.com/b?x=1,2", priority=1e-05, changefreq="weekly", sitemap=sm),
+        Entry(url="https://x.com/c", priority=0.1 + 0.2, changefreq="never", sitemap=ODD),
+        Entry(url="https://x.com/d", priority=0.0, lastmod=ODD, sitemap="", depth=0),
+        Entry(url="https://x.com/e", priority=1.5e-7, lastmod="", sitemap=sm, depth=123456),
+        Entry(url='https://x.com/"q"', priority=1e16, sitemap='s,"q"', depth=10,
+              images=(Image("https://x.com/i.png", "t", None),), videos=(Video(title="v"),),
+              news=News(title="n", language="en")),
+        # alternates
+        Entry(url="https://x.com/de/a", sitemap=sm, depth=2, hreflang="de",
+              alternate_of="https://x.com/a"),
+        Entry(url="https://x.com/fr/a", sitemap=sm, depth=2, hreflang=ODD,
+              alternate_of='https://x.com/"a",b'),
+        Entry(url="https://x.com/x-default", sitemap=sm, hreflang="x-default",
+              alternate_of="https://x.com/a", sources=("sitemap",)),
+        Entry(url="https://x.com/es/a", sitemap=sm, hreflang="es", alternate_of="https://x.com/a",
+              sources=("sitemap", "llms.txt"), md_url="https://x.com/es/a.md", title="Es"),
+        # link-crawl pages
+        Entry(url="https://x.com/p", depth=0, source="bfs", title="Home"),
+        Entry(url="https://x.com/q", depth=3, source="bfs", title=None,
+              canonical="https://x.com/q2"),
+        Entry(url="https://x.com/r", depth=1, source="bfs", title=ODD),
+        Entry(url="https://x.com/s", depth=1, source="bfs", title="", sources=("bfs",)),
+        Entry(url="https://x.com/t", depth=2, source="bfs", title="T, \"t\"",
+              sources=("bfs", "llms.txt"), md_url="https://x.com/t.md"),
+        # llms.txt links
+        Entry(url="https://x.com/docs/", sitemap="https://x.com/llms.txt", source="llms.txt",
+              title="Docs — guide", md_url="https://x.com/docs/index.md"),
+        Entry(url="https://x.com/docs/api", sitemap="https://x.com/llms.txt", depth=2,
+              source="llms.txt", title=ODD, md_url=None),
+        Entry(url="https://x.com/docs/z", sitemap="https://x.com/llms-full.txt",
+              source="llms.txt", title=None, md_url='https://x.com/"z".md',
+              sources=("llms.txt",)),
+        # sitemap rows marked by llms.txt (`--source all`): the title shows in CSV, not JSON
+        Entry(url="https://x.com/m", lastmod="2024-01-01", priority=0.5, sitemap=sm,
+              sources=("sitemap", "llms.txt"), md_url="https://x.com/m.md", title=ODD),
+        Entry(url="https://x.com/n", sitemap=sm, sources=("sitemap",)),
+        Entry(url="https://x.com/o", sitemap=sm, md_url="https://x.com/o.md"),
+        Entry(url="https://x.com/o2", sitemap=sm, title="only in csv"),
+    ]  # fmt: skip
+    return out
+
+
+def test_saved_bytes_are_the_python_writers() -> None:
+    entries = varied()
+    assert encode.to_jsonl(entries) == saved("encoded.jsonl")
+    assert encode.to_csv(entries) == saved("encoded.csv")
+
+
+def test_core_gives_the_saved_bytes() -> None:
+    batch = Batch.from_entries(varied())
+    assert batch.to_jsonl() == saved("encoded.jsonl")
+    assert batch.to_csv() == saved("encoded.csv")
+    assert batch.to_txt() == encode.to_txt(varied())
+
+
+def test_entries_round_trip() -> None:
+    entries = varied()
+    assert Batch.from_entries(entries).entries() == entries
+
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> Entry:
+    source = draw(st.sampled_from(["sitemap", "bfs", "llms.txt"]))
+    alternate = draw(st.none() | st.tuples(TEXT, TEXT))
+    hreflang, alternate_of = alternate if alternate else (None, None)
+    sources = draw(st.sampled_from([(), (source,), (source, "llms.txt"), ("llms.txt",)]))
+    return Entry(
+        url=draw(TEXT),
+        lastmod=draw(st.none() | TEXT),
+        priority=draw(st.none() | st.floats(allow_nan=False) | st.floats(0, 1)),
+        changefreq=draw(st.none() | st.sampled_from(["daily", "weekly", "always", 'we"ird\\'])),
+        sitemap=draw(TEXT),
+        depth=draw(st.integers(0, 2**31 - 1)),
+        hreflang=hreflang,
+        alternate_of=alternate_of,
+        source=source,
+        title=draw(st.none() | TEXT),
+        md_url=draw(st.none() | TEXT),
+        sources=tuple(dict.fromkeys(sources)),
+        canonical=draw(st.none() | TEXT),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(entries(), max_size=5))
+def test_core_encodes_any_entry_as_python_did(items: list[Entry]) -> None:
+    batch = Batch.from_entries(items)
+    assert batch.to_jsonl() == encode.to_jsonl(items)
+    assert batch.to_csv() == encode.to_csv(items)
+    assert batch.entries() == items
