@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint rust-check build clean
+.PHONY: demo test check lint rust-check build clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,13 @@ $(CORPUS): | $(BIN)/python
 
 test: lint rust-check $(CORPUS)
 	$(BIN)/python -m pytest
+
+# The fast lane for your own loop: lint and the tests without a heavy marker (the markers are
+# declared in pyproject.toml). No Rust checks, no rebuild, no corpus; `make test` (CI) runs it all.
+FAST_TESTS := not (slow or cluster or browser or fuzz or scaling or corpus)
+
+check: lint
+	$(BIN)/python -m pytest -m "$(FAST_TESTS)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache rust/target src/sitescout/_core*.so

@@ -159,6 +159,10 @@ def test_bar(count: int, largest: int, expected: str) -> None:
 
 
 def test_module_registers_the_command() -> None:
-    names = {c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands}
-    assert "groups" in names
-    assert sitescout.cli.groups.groups is not None
+    # One `groups` command, and its callback is this module's function (not a copy elsewhere).
+    callbacks = [
+        c.callback
+        for c in app.registered_commands
+        if (c.name or (c.callback.__name__ if c.callback else "")) == "groups"
+    ]
+    assert callbacks == [sitescout.cli.groups.groups]

@@ -294,11 +294,13 @@ def feed_pieces(pieces: list[bytes]) -> object:
     return s.take()
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_hostile_input_costs_linear_time(kind: str) -> None:
     assert_linear(lambda n: chunked(hostile(kind, n), 4096), feed_pieces, 200_000)
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_hostile_input_trickled_costs_linear_time(kind: str) -> None:
     assert_linear(lambda n: hostile(kind, n), feeder(1), 20_000)

@@ -410,6 +410,7 @@ def _hostile(n: int) -> str:
     return "https://example.com/" + unit * n + "?" + "a=%&&utm_x=1&" * n + "#" + "x" * n
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize(
     "make",
     [
@@ -424,6 +425,7 @@ def test_normalize_is_linear(make: Callable[[int], str]) -> None:
     assert_linear(make, _core.normalize_url, 1_000)
 
 
+@pytest.mark.scaling
 def test_resolve_is_linear() -> None:
     base = "https://example.com/" + "d/" * 1_000
 

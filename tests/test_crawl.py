@@ -585,6 +585,7 @@ async def test_plain_crawl_finds_no_javascript_links(site: Site) -> None:
     assert built
 
 
+@pytest.mark.browser
 async def test_rendered_crawl_finds_every_javascript_link(site: Site) -> None:
     need_browser()
     built = js_site(site)

@@ -35,6 +35,7 @@ def svg_bomb(depth: int, titles: int) -> bytes:
     return html("<svg>" + "<g>" * depth + "<title>t</title>" * titles + "</g>" * depth + "</svg>")
 
 
+@pytest.mark.scaling
 def test_svg_title_bomb_is_linear() -> None:
     # Nesting and titles grow together: checking every title's ancestors is depth x titles.
     assert_linear(lambda n: svg_bomb(n, 100 * n), read_page, 200)
@@ -58,6 +59,7 @@ def nested_headings(n: int) -> bytes:
     return html("<h1><div>" * (n // 8) + "<b>word</b> " * (50 * n) + "</div></h1>" * (n // 8))
 
 
+@pytest.mark.scaling
 def test_nested_headings_are_linear() -> None:
     assert_linear(nested_headings, read_page, 400)
 
@@ -77,6 +79,7 @@ def nested_divs(n: int) -> bytes:
     return html(block * 400)
 
 
+@pytest.mark.scaling
 def test_deep_nesting_is_linear() -> None:
     assert_linear(nested_divs, read_page, 500)
 
@@ -96,6 +99,7 @@ def many_attributes(n: int) -> bytes:
     return html(f'<div {attrs}>text</div><a href="/after">after</a>')
 
 
+@pytest.mark.scaling
 def test_many_attributes_are_linear() -> None:
     # libxml2 compares each new attribute name with every earlier one in the same tag.
     assert_linear(many_attributes, read_page, 60_000, repeat=3)
@@ -121,6 +125,7 @@ def test_attribute_values_with_markup_in_them_are_kept() -> None:
 # -- text and links ------------------------------------------------------------------------------
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize(
     ("shape", "repeat"),
     [
@@ -138,6 +143,7 @@ def test_huge_text_is_linear(shape: Callable[[int], bytes], repeat: int) -> None
     assert_linear(shape, read_page, 200_000, repeat)
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize(
     ("shape", "repeat"),
     [

@@ -204,6 +204,7 @@ HOSTILE: dict[str, tuple[Callable[[int], str], int]] = {
 }
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_reading_is_linear_on_hostile_bodies(name: str) -> None:
     make, n = HOSTILE[name]

@@ -119,6 +119,7 @@ SCALING = {
 }
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize(("make", "n", "size", "repeat"), list(SCALING.values()), ids=list(SCALING))
 def test_work_is_linear_in_hostile_input(
     make: Callable[[int], bytes], n: int, size: int | None, repeat: int
@@ -152,6 +153,7 @@ TRICKLED = {
 }
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize(("make", "repeat"), list(TRICKLED.values()), ids=list(TRICKLED))
 def test_long_constructs_trickled_in_small_chunks_are_linear(
     make: Callable[[int], bytes], repeat: int

@@ -397,6 +397,7 @@ def test_the_cli_reports_a_bad_concurrency_as_a_usage_error(tmp_path: Path) -> N
 # --- scaling -----------------------------------------------------------------------------------
 
 
+@pytest.mark.scaling
 def test_loading_state_is_linear_in_pages(tmp_path: Path) -> None:
     def project_of(n: int) -> Path:
         directory = tmp_path / str(n)

@@ -91,6 +91,7 @@ def test_browser_tests_run_in_ci() -> None:
 # -- rendering -------------------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 async def test_renders_the_bytes_it_is_given(site: Site, renderer: Renderer) -> None:
     body = (
         b"<html><head><title>T</title></head><body><script>"
@@ -102,6 +103,7 @@ async def test_renders_the_bytes_it_is_given(site: Site, renderer: Renderer) -> 
     assert site.hits["/page"] == 0  # the browser did not fetch the page again
 
 
+@pytest.mark.browser
 async def test_a_reused_tab_carries_nothing_over(site: Site, renderer: Renderer) -> None:
     site.add("/tick", "{}", Content_Type="application/json")
     busy = (
@@ -119,6 +121,7 @@ async def test_a_reused_tab_carries_nothing_over(site: Site, renderer: Renderer)
     assert site.hits["/elsewhere"] == 0
 
 
+@pytest.mark.browser
 async def test_a_failing_sub_request_fails_fast_in_the_page(site: Site) -> None:
     need_browser()
     body = (
@@ -133,6 +136,7 @@ async def test_a_failing_sub_request_fails_fast_in_the_page(site: Site) -> None:
     assert elapsed < 6.0  # settle is 8 s: the refused request did not hang the page
 
 
+@pytest.mark.browser
 async def test_waiting_for_network_idle_is_bounded(site: Site, renderer: Renderer) -> None:
     site.add("/poll", "{}", Content_Type="application/json")
     body = (
@@ -147,6 +151,7 @@ async def test_waiting_for_network_idle_is_bounded(site: Site, renderer: Rendere
     assert site.hits["/poll"] >= 5
 
 
+@pytest.mark.browser
 async def test_a_page_that_never_loads_times_out(site: Site) -> None:
     need_browser()
     body = b"<html><body><script>while (true) {}</script><a href='/never'>x</a></body></html>"
@@ -183,6 +188,7 @@ def hostile_page(site: Site) -> bytes:
     return f"<html><body><a href='/static'>s</a><script>{script}</script></body></html>".encode()
 
 
+@pytest.mark.browser
 async def test_sub_requests_and_their_redirects_pass_the_guard(
     site: Site, renderer: Renderer
 ) -> None:
@@ -196,6 +202,7 @@ async def test_sub_requests_and_their_redirects_pass_the_guard(
     assert links_of(html, site.url + "/") == [site.url + "/static", site.url + "/done"]
 
 
+@pytest.mark.browser
 async def test_without_a_guard_the_same_page_does_reach_the_forbidden_address(
     site: Site,
 ) -> None:
@@ -206,6 +213,7 @@ async def test_without_a_guard_the_same_page_does_reach_the_forbidden_address(
     assert site.hits["/secret-via-redirect"] == 1
 
 
+@pytest.mark.browser
 async def test_page_on_a_forbidden_address_is_not_rendered(site: Site) -> None:
     need_browser()
 
@@ -218,6 +226,7 @@ async def test_page_on_a_forbidden_address_is_not_rendered(site: Site) -> None:
             await renderer.render(site.url + "/", b"<html><body>x</body></html>")
 
 
+@pytest.mark.browser
 async def test_sub_requests_connect_only_to_the_address_the_guard_checked() -> None:
     """A page's fetch() of a name that rebinds reaches the checked server, never the second."""
     need_browser()

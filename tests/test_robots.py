@@ -139,6 +139,7 @@ def read_robots_text(text: object) -> object:
     return parse_robots(text, BASE, "sitescout/0.1 (+https://x.com/)")
 
 
+@pytest.mark.scaling
 @pytest.mark.parametrize(
     ("shape", "n", "repeat"),
     [
