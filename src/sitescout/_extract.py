@@ -185,15 +185,6 @@ class ExtractOptions:
 
 _FLAGS = ("all", "single", "junk_filter", "render", "refresh_all", "crawl", "ssrf_guard")
 # The `WalkOptions` filter fields extract passes on, and how the output names each one.
-FILTERS = (
-    "since",
-    "since_strict",
-    "include",
-    "exclude",
-    "sitemap_include",
-    "sitemap_exclude",
-    "sitemap_filter",
-)
 _FILTER_FLAGS = {
     "since": "--since",
     "since_strict": "--since-strict",
@@ -203,6 +194,7 @@ _FILTER_FLAGS = {
     "sitemap_exclude": "--sitemap-exclude",
     "sitemap_filter": "sitemap_filter",  # a Python callable: no flag
 }
+FILTERS = tuple(_FILTER_FLAGS)
 
 
 def _slugs(name: str, value: object) -> tuple[str, ...]:

@@ -56,7 +56,7 @@ from ._locale import SiblingLocales, base_prefix, multilingual, normalize_locale
 from ._models import SITEMAP_KINDS, DocumentKind, LlmsSummary
 from ._parse import SitemapParser
 from ._urls import normalize_url, origin_of, url_path
-from ._walk import as_walk_url
+from ._walk import as_walk_url, require_http_url
 
 __all__ = [
     "SCOPE_FETCH",
@@ -727,7 +727,7 @@ def _check(
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
         raise UsageError(f"sample must be a whole number >= 0, got {sample!r}")
     if llms_txt is not None:
-        _require_http(llms_txt, "llms_txt")
+        require_http_url(llms_txt, "llms_txt")
     if not isinstance(offline, bool):
         raise UsageError(f"offline must be True or False, got {offline!r}")
     checked = check_maps(maps)
@@ -737,12 +737,6 @@ def _check(
         if llms_txt is not None:
             raise UsageError("url is a sitemap file: there is no site to read an llms.txt of")
     return site, given, checked
-
-
-def _require_http(value: object, name: str) -> None:
-    if is_file_url(value) or isinstance(value, os.PathLike):
-        raise UsageError(f"{name} must be an http(s) URL, got {value!r}")
-    as_walk_url(value, name)
 
 
 async def estimate_scope_async(
