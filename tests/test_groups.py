@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from collections.abc import AsyncIterator, Iterable
 
 import pytest
@@ -52,7 +54,7 @@ async def test_root_variants_share_the_root_group() -> None:
     urls = ["https://x.com", "https://x.com/", "https://x.com/?utm_source=a", "https://x.com/#top"]
     assert {group_key(u) for u in urls} == {ROOT}
     groups = await grouped(urls)
-    assert groups == [PathGroup(ROOT, 4, tuple(urls))]
+    assert groups == [PathGroup(ROOT, 4, tuple(sorted(urls, key=lambda u: (len(u), u))))]
 
 
 async def test_small_groups_merge_into_other_yielded_last() -> None:
@@ -65,6 +67,38 @@ async def test_small_groups_merge_into_other_yielded_last() -> None:
     assert other.count == len(small) == 14
     assert len(other.samples) == MAX_SAMPLES
     assert set(other.samples) <= set(small)
+
+
+async def test_samples_are_the_shortest_urls_whatever_the_arrival_order() -> None:
+    # Concurrent documents arrive in any order; the example a user sees must not change with it.
+    urls = [f"https://x.com/blog/2024/01/{d:02d}/post-{d}/" for d in range(1, 30)]
+    urls += ["https://x.com/blog/", "https://x.com/blog/page/2/", "https://x.com/blog/a/"]
+    expected = tuple(sorted(urls, key=lambda u: (len(u), u))[:MAX_SAMPLES])
+    assert expected[0] == "https://x.com/blog/"
+    rng = random.Random(7)
+    for _ in range(20):
+        order = urls[:]
+        rng.shuffle(order)
+        (group,) = await grouped(order)
+        assert group.samples == expected
+        assert group.count == len(urls)
+
+
+async def test_a_repeated_url_is_one_sample() -> None:
+    urls = ["https://x.com/a/"] * 5 + ["https://x.com/a/1", "https://x.com/a/2"]
+    (group,) = await grouped(urls)
+    assert group.count == 7
+    assert group.samples == ("https://x.com/a/", "https://x.com/a/1", "https://x.com/a/2")
+
+
+async def test_other_shows_the_shortest_urls_of_what_it_took_in() -> None:
+    big = [f"https://x.com/a/{i}" for i in range(3)]
+    small = [f"https://x.com/long-slug-{i}/x" for i in range(12)] + ["https://x.com/b/"]
+    groups = await grouped(big + small)
+    other = groups[-1]
+    assert other.prefix == OTHER
+    assert other.samples[0] == "https://x.com/b/"
+    assert other.samples == tuple(sorted(small, key=lambda u: (len(u), u))[:MAX_SAMPLES])
 
 
 async def test_one_group_of_1000_keeps_10_samples() -> None:

@@ -8,6 +8,10 @@ cannot be read as absolute http(s) URLs. `depth=2` groups by the first two segme
 (`/docs/api/*`) for sites where one top segment holds everything; a URL with fewer segments
 groups under those it has (`/docs` → `/docs/*`).
 
+The samples of a group are its shortest URLs (ties in text order), so they do not depend on the
+order in which concurrent documents arrive, and the first is usually the section's own page
+(`/blog/` before `/blog/2024/01/08/post-1/`).
+
 Memory is one count and at most 10 samples per group, never the URLs themselves. Sites with
 huge numbers of distinct first segments (a million root-level slugs) would still grow the
 group table, so it is capped (`max_groups`, 10,000 by default): once full, URLs of prefixes
@@ -17,6 +21,7 @@ not seen before are counted in `other`, so counts still add up to the URLs consu
 from __future__ import annotations
 
 import logging
+from bisect import insort
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -85,17 +90,37 @@ def split_groups(counts: Mapping[str, int]) -> tuple[list[str], list[str]]:
     return big, [k for k, n in counts.items() if n < MIN_GROUP_SIZE]
 
 
+def sample_order(url: str) -> tuple[int, str]:
+    """Which URLs a group shows first: shorter, then by text."""
+    return (len(url), url)
+
+
+def _fewest(urls: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(urls), key=sample_order)[:MAX_SAMPLES])
+
+
 class _Group:
-    __slots__ = ("count", "samples")
+    __slots__ = ("count", "longest", "samples")
 
     def __init__(self) -> None:
         self.count = 0
-        self.samples: list[str] = []
+        self.samples: list[str] = []  # sorted by sample_order, at most MAX_SAMPLES
+        self.longest = 0  # len(samples[-1]) once full: most URLs are rejected on length alone
 
     def add(self, url: str) -> None:
         self.count += 1
-        if len(self.samples) < MAX_SAMPLES:
-            self.samples.append(url)
+        samples = self.samples
+        if len(samples) == MAX_SAMPLES:
+            if len(url) > self.longest or sample_order(url) >= sample_order(samples[-1]):
+                return
+            if url in samples:
+                return
+            samples.pop()
+        elif url in samples:
+            return
+        insort(samples, url, key=sample_order)
+        if len(samples) == MAX_SAMPLES:
+            self.longest = len(samples[-1])
 
 
 class PathGrouper:
@@ -137,14 +162,11 @@ class PathGrouper:
         """Groups of at least 3 URLs by count (largest first, then by prefix), `other` last."""
         big, small = split_groups({k: g.count for k, g in self._groups.items()})
         out = [PathGroup(k, self._groups[k].count, tuple(self._groups[k].samples)) for k in big]
-        other_count = self._other.count
-        samples: list[str] = []
-        for group in (self._groups[k] for k in small):
-            other_count += group.count
-            samples.extend(group.samples[: MAX_SAMPLES - len(samples)])
-        samples.extend(self._other.samples[: MAX_SAMPLES - len(samples)])
+        merged = [self._other, *(self._groups[k] for k in small)]
+        other_count = sum(g.count for g in merged)
         if other_count:
-            out.append(PathGroup(OTHER, other_count, tuple(samples)))
+            samples = _fewest(url for g in merged for url in g.samples)
+            out.append(PathGroup(OTHER, other_count, samples))
         return out
 
 
