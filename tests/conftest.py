@@ -1,11 +1,8 @@
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
 from collections.abc import Iterator
 from fnmatch import fnmatch
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -311,26 +308,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker("slow")
 
 
-def stop_at_once(site: Site) -> None:
-    """`site.stop()` without waiting out the server loop's half-second poll: the loop checks for
-    a stop only between polls, and a connection (sent here until the stop returns) ends the poll.
-    A connection that sends nothing counts no hit."""
-    stopping = threading.Thread(target=site.stop)
-    stopping.start()
-    address = urlsplit(site.url)
-    while stopping.is_alive():
-        with contextlib.suppress(OSError):
-            socket.create_connection((address.hostname, address.port), timeout=0.1).close()
-        stopping.join(0.01)
-
-
 @pytest.fixture
 def site() -> Iterator[Site]:
     s = Site().start()
     try:
         yield s
     finally:
-        stop_at_once(s)
+        s.stop()
 
 
 @pytest.fixture

@@ -89,7 +89,10 @@ class Site:
         self.lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), RequestHandler)
         self._server.site = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll: `stop()` waits for the loop's next poll, and tests stop hundreds of sites.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:

@@ -132,6 +132,8 @@ def test_format_seconds(seconds: float, text: str) -> None:
 
 
 def test_module_registers_the_command() -> None:
-    names = {c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands}
-    assert "scope" in names
-    assert sitescout.cli.scope.scope is not None
+    by_name = {
+        c.name or (c.callback.__name__ if c.callback else ""): c for c in app.registered_commands
+    }
+    assert "scope" in by_name
+    assert by_name["scope"].callback is sitescout.cli.scope.scope
