@@ -20,7 +20,7 @@ from sitescout import Entry, WalkReport
 from sitescout._errors import UsageError
 from sitescout._http import FetchConfig, Fetcher, Response
 from sitescout._http.decode import Decoder
-from sitescout._http.fetch import _redirect_target
+from sitescout._http.urls import redirect_target
 
 from .scaling import assert_linear
 from .server import Reply, RequestHandler, Site, sitemapindex, urlset
@@ -206,7 +206,7 @@ def test_location_checks_are_linear_in_the_header_length() -> None:
         return "/" + "a/../" * n + "x.xml?" + "q=1&" * n
 
     def check(value: str) -> None:
-        _redirect_target("http://127.0.0.1:8000/dir/s.xml", value)
+        redirect_target("http://127.0.0.1:8000/dir/s.xml", value)
 
     # The larger one stays under httpx's URL length limit.
     assert_linear(location, check, 1500)

@@ -17,7 +17,7 @@ import pytest
 from sitescout._errors import HTTPError, NetworkError, TooManyRedirects, UsageError
 from sitescout._http import AddressGuard, FetchConfig, Fetcher, Response
 from sitescout._http.decode import Decoder, _Inflate
-from sitescout._http.fetch import _retry_after
+from sitescout._http.retry import retry_after
 
 TEXT = b"<urlset>" + b"<url><loc>https://example.com/p</loc></url>" * 200 + b"</urlset>"
 
@@ -123,7 +123,7 @@ def test_decoder_a_cut_gzip_has_not_ended() -> None:
     assert not decoder.ended()
 
 
-# -- _retry_after --------------------------------------------------------------------------------
+# -- retry_after ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -142,11 +142,11 @@ def test_decoder_a_cut_gzip_has_not_ended() -> None:
     ],
 )
 def test_retry_after_table(value: str | None, expected: float | None) -> None:
-    assert _retry_after(value) == expected
+    assert retry_after(value) == expected
 
 
 def test_retry_after_an_http_date_in_the_future_is_the_seconds_until_then() -> None:
-    asked = _retry_after(formatdate(time.time() + 120, usegmt=True))
+    asked = retry_after(formatdate(time.time() + 120, usegmt=True))
     assert asked is not None and 100 < asked <= 120
 
 

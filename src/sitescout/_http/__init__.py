@@ -4,18 +4,28 @@ One `Fetcher` per run wraps one `httpx.AsyncClient` and reads every document of 
 HTTP, or from disk for a `file://` URL or a `--map` prefix. Each room has one job, and imports
 only rooms listed above it:
 
-    config.py   `FetchConfig`: what the user asks of the network, checked; the TLS context and
-                the environment's proxies that follow from it
-    decode.py   bodies decoded as they stream (`Content-Encoding`, gzip by magic bytes) under the
-                decoded-size cap, into a `Sink`
-    failure.py  a failed connection or transfer in plain words
-    guard.py    the SSRF guard (`AddressGuard`, address classes) and the transports every
-                connection goes through: pinned to checked addresses, or routed to a proxy
-    pace.py     `--rate` per host (`RATE_CLOCK`) and robots.txt `Crawl-delay` (`Pacer`)
-    fetch.py    the `Fetcher` (redirects, retries, credentials, local files) and its `Response`
+    config.py       `FetchConfig`: what the user asks of the network, checked; the TLS context
+                    and the environment's proxies that follow from it
+    decode.py       bodies decoded as they stream (`Content-Encoding`, gzip by magic bytes) under
+                    the decoded-size cap, into a `Sink`
+    failure.py      a failed connection or transfer in plain words
+    guard.py        the SSRF guard (`AddressGuard`, address classes) and the transports every
+                    connection goes through: pinned to checked addresses, or routed to a proxy
+    pace.py         `--rate` per host (`RATE_CLOCK`, `take_turn`) and robots.txt `Crawl-delay`
+                    (`Pacer`)
+    urls.py         whether a URL can be requested, where a redirect points, the full origin
+                    credentials and pacing are bound to (pure)
+    response.py     `Response`, the record of one fetch every room below fills in
+    credentials.py  which headers, Basic auth (`.netrc` too) and cookies a request carries
+    client.py       the `httpx.AsyncClient`, its transport, and each request's proxy
+    retry.py        which failures are asked again, the backoff and `Retry-After` waits, the loop
+    body.py         a body into its sink through the decoder, from the network or from disk
+    hops.py         one attempt over the network: each hop requested, redirects followed by hand
+    fetch.py        the `Fetcher`: per-host slots, reachability, attempts read locally or by hops
 
-Imports run one way: config <- guard, pace <- fetch; decode and failure import no other room,
-and only fetch imports them. This face hands on the names the rest of sitescout imports.
+Imports run one way: config <- guard <- urls <- credentials, client; decode <- response <- retry
+<- body <- hops <- fetch. decode and failure import no other room. This face hands on the names
+the rest of sitescout imports.
 """
 
 from .config import (
@@ -28,7 +38,7 @@ from .config import (
     ssl_context_for,
 )
 from .failure import connect_failure
-from .fetch import Fetcher, Response
+from .fetch import Fetcher
 from .guard import (
     AddressGuard,
     AddressRefused,
@@ -38,6 +48,7 @@ from .guard import (
     address_class,
 )
 from .pace import MAX_CRAWL_DELAY, Pacer
+from .response import Response
 
 __all__ = [
     "DEFAULT_USER_AGENT",

@@ -1,7 +1,8 @@
 """How fast a walk asks: `--rate` per host and a robots.txt `Crawl-delay`.
 
-`RATE_CLOCK` spaces request starts to one host, process-wide, for every fetcher of a run; a
-`Pacer` serializes a crawl, one request at a time with the site's pause between them.
+`RATE_CLOCK` spaces request starts to one host, process-wide, for every fetcher of a run (each
+request awaits `take_turn`); a `Pacer` serializes a crawl, one request at a time with the site's
+pause between them.
 """
 
 from __future__ import annotations
@@ -44,6 +45,15 @@ class _RateClock:
 
 
 RATE_CLOCK = _RateClock()
+
+
+async def take_turn(origin: str, rate: float | None) -> None:
+    """Wait for a request's turn at `origin` under `rate` requests a second (none: no wait)."""
+    if rate is None:
+        return
+    wait = RATE_CLOCK.reserve(origin, 1.0 / rate)
+    if wait > 0:
+        await asyncio.sleep(wait)
 
 
 # -- Crawl-delay -----------------------------------------------------------------------------------
