@@ -268,14 +268,19 @@ def _line_of(text: str) -> int:
 
 
 def imported_modules(name: str) -> set[str]:
-    tree = ast.parse((PACKAGE / f"{name}.py").read_text(encoding="utf-8"))
+    # A package (`_select/`) is read as its rooms together, relative imports as seen from beside
+    # it: a room's `.._rules` is the package's `._rules` (and its `.score` plain `score`).
+    module = PACKAGE / f"{name}.py"
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            base = "." * node.level + (node.module or "")
-            found.update({base} if node.module else {base + alias.name for alias in node.names})
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+    for path in [module] if module.exists() else sorted((PACKAGE / name).glob("*.py")):
+        deeper = len(path.relative_to(PACKAGE).parts) - 1
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = "." * max(node.level - deeper, 0) + (node.module or "")
+                found.update({base} if node.module else {base + alias.name for alias in node.names})
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
     return found
 
 
