@@ -321,6 +321,23 @@ async def test_all_merges_and_says_which_sources_listed_each_url(site: Site) -> 
     assert site.hits["/llms.txt"] == 1
 
 
+async def test_all_marks_the_rows_of_the_sitemap_under_the_base_path(site: Site) -> None:
+    # The site's sitemap has nothing under /docs/, so the one under /docs/ is tried; it is a
+    # sitemap like the others: its rows say llms.txt lists them too.
+    llms(site, "/llms.txt", "[A](/docs/a) [C](/docs/c) [Blog](/blog/x)\n")
+    site.add("/sitemap.xml", urlset([site.url + "/blog/x", site.url + "/blog/y"]))
+    site.add("/docs/sitemap.xml", urlset([site.url + "/docs/a", site.url + "/docs/b"]))
+    walk = sitescout.walk(site.url + "/docs/", source="all")
+    entries = await collect(walk)
+    got = [(e.url.removeprefix(site.url), e.source, e.sources) for e in entries]
+    assert got == [
+        ("/docs/a", "sitemap", ("sitemap", "llms.txt")),
+        ("/docs/b", "sitemap", ("sitemap",)),
+        ("/docs/c", "llms.txt", ("llms.txt",)),
+    ]
+    assert site.hits["/docs/sitemap.xml"] == 1
+
+
 async def test_all_without_a_sitemap_uses_llms_txt_alone_and_does_not_crawl(site: Site) -> None:
     llms(site, "/llms.txt", "[A](/a) [B](/b.md)\n")
     walk = sitescout.walk(site.url + "/", source="all")

@@ -126,13 +126,40 @@ def test_all_holds_llms_links_and_passes_them_after_the_sitemaps() -> None:
     assert steps == [ReadLlms(hold=True), WalkSitemaps(), Crawl(), CloseSitemaps()]
 
 
-def test_the_sitemap_under_the_base_path_is_tried_last_unless_the_url_cap_is_full() -> None:
+def test_the_sitemap_under_the_base_path_is_tried_after_the_sitemaps_unless_the_cap_is_full() -> (
+    None
+):
     unmatched = Progress(prefix_unmatched=True)
-    steps, _ = drive(SourcePlan("auto"), SitemapsWalked("robots.txt", 1), after=unmatched)
-    assert steps == [WalkSitemaps(), CloseSitemaps(), ProbeUnderPrefix()]
+    walked = SitemapsWalked("robots.txt", 1, progress=unmatched)
+    steps, _ = drive(SourcePlan("auto"), walked)
+    assert steps == [WalkSitemaps(), ProbeUnderPrefix(), CloseSitemaps()]
     full = Progress(urls_full=True, budget_hit=True, prefix_unmatched=True)
-    steps, _ = drive(SourcePlan("auto"), SitemapsWalked("robots.txt", 1), after=full)
+    steps, _ = drive(SourcePlan("auto"), SitemapsWalked("robots.txt", 1, progress=full))
     assert ProbeUnderPrefix() not in steps
+
+
+def test_with_all_the_sitemap_under_the_base_path_comes_before_the_held_llms_links() -> None:
+    # Its rows must say llms.txt lists them too, and a link it lists must not go out alone.
+    unmatched = Progress(prefix_unmatched=True)
+    walked = SitemapsWalked("robots.txt", 1, progress=unmatched)
+    steps, _ = drive(SourcePlan("all"), walked, LlmsRead(found=True, links=2))
+    assert steps == [
+        ReadLlms(hold=True),
+        WalkSitemaps(),
+        ProbeUnderPrefix(),
+        CloseSitemaps(pass_held=True),
+    ]
+
+
+def test_the_probe_follows_what_the_fallback_left() -> None:
+    # The crawl under the base path found pages there: no probe after it.
+    unmatched = Progress(prefix_unmatched=True)
+    steps, _ = drive(SourcePlan("sitemap"), SitemapsWalked("none", progress=unmatched))
+    assert steps == [WalkSitemaps(), Crawl(), CloseSitemaps()]
+    steps, _ = drive(
+        SourcePlan("sitemap"), SitemapsWalked("none", progress=unmatched), after=unmatched
+    )
+    assert steps == [WalkSitemaps(), Crawl(), ProbeUnderPrefix(), CloseSitemaps()]
 
 
 # -- the emitter ----------------------------------------------------------------------------------

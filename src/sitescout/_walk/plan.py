@@ -10,8 +10,8 @@
 * when discovery found no sitemap and no budget is reached: llms.txt ("auto" only), then the link
   crawl (not for "all" when llms.txt gave links; neither offline); `crawl` crawls instead of
   walking the sitemaps found; a site that cannot be connected to gets neither;
-* last, unless llms.txt is the only source: when a base path applies and no page URL of the
-  sitemaps was under it, the sitemap under that path (§7).
+* then, unless llms.txt is the only source: when a base path applies and no page URL of the
+  sitemaps was under it, the sitemap under that path (§7), before the held llms.txt links go.
 """
 
 from __future__ import annotations
@@ -154,37 +154,45 @@ class SourcePlan:
             held = read.links
         walked = yield WalkSitemaps()
         assert isinstance(walked, SitemapsWalked)
+        progress = walked.progress
         if not walked.cannot_connect:
             # The first request reached no server: every other would fail alike, so neither
             # llms.txt nor the link crawl is tried.
-            yield from self._instead(walked, fallback=not held)
-        progress = yield CloseSitemaps(pass_held=held > 0)
-        assert isinstance(progress, Progress)
+            progress = yield from self._instead(walked, fallback=not held)
         if progress.prefix_unmatched and not progress.urls_full:
+            # Before the held llms.txt links go: the sitemap under the path is a sitemap too,
+            # so its rows say llms.txt lists them, and the links it lists are not passed alone.
             yield ProbeUnderPrefix()
+        yield CloseSitemaps(pass_held=held > 0)
 
     def _instead(
         self, walked: SitemapsWalked, *, fallback: bool
-    ) -> Generator[SourceStep, SourceAnswer | None, None]:
-        """The crawl asked for, or what stands in for sitemaps that were not found."""
+    ) -> Generator[SourceStep, SourceAnswer | None, Progress]:
+        """The crawl asked for, or what stands in for sitemaps that were not found; where the
+        walk stands after it."""
         if self.crawl:
             if walked.sitemaps:
                 self._notes.append(
                     f"--crawl: {walked.sitemaps} sitemaps from {walked.source} not walked"
                 )
-            yield Crawl()
-            return
+            return (yield from self._crawl())
         progress = walked.progress
         if walked.source != "none" or not fallback or progress.urls_full or progress.budget_hit:
-            return
+            return progress
         if self.offline:
             self._notes.append("offline: no llms.txt, no link crawl")
-            return
+            return progress
         if self.source == "auto":
             read = yield ReadLlms()
             assert isinstance(read, LlmsRead)
             if read.links:
-                return
+                return read.progress
             progress = read.progress
         if not progress.urls_full and not progress.budget_hit:
-            yield Crawl()
+            return (yield from self._crawl())
+        return progress
+
+    def _crawl(self) -> Generator[SourceStep, SourceAnswer | None, Progress]:
+        progress = yield Crawl()
+        assert isinstance(progress, Progress)
+        return progress
