@@ -11,6 +11,7 @@ import asyncio
 import copy
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,8 +118,23 @@ def mutated(draw: st.DrawFn, data: Any) -> Any:
     return data
 
 
+def ecma_pattern(
+    validator: Any, pattern: str, instance: Any, _schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    """`pattern` as JSON Schema reads it (an ECMA-262 regex, as the loader's validator does): `$`
+    ends the text. Python's `re.search`, which `jsonschema` uses, also takes `$` before a final
+    newline."""
+    ecma = pattern.removesuffix("$") + r"\Z" if pattern.endswith("$") else pattern
+    if validator.is_type(instance, "string") and re.search(ecma, instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# The general validator the loader is held equal to.
+ORACLE = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": ecma_pattern})
+
+
 def schema_accepts(name: str, data: Any, origin: str) -> bool:
-    if not jsonschema.Draft202012Validator(schema(KIND[name])).is_valid(data):
+    if not ORACLE(schema(KIND[name])).is_valid(data):
         return False
     if data["origin"] != origin:
         return False

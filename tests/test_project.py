@@ -165,10 +165,12 @@ def test_the_cli_exits_2_and_leaves_a_wrongly_typed_file_alone(
 
 
 def test_values_that_cannot_be_written_back_are_refused(tmp_path: Path) -> None:
-    """NaN, lone surrogates and absurd nesting: each would crash the parser or the rewrite."""
+    """NaN, a number too large for a float, lone surrogates and absurd nesting: each would crash
+    the parser or the rewrite (`1e400` would be written back as `Infinity`, which is not JSON)."""
     path = tmp_path / STATE
     cases = [
         json.dumps(state_file(ORIGIN, {})).replace("{}", "{}, " + '"n": NaN'),
+        json.dumps(state_file(ORIGIN, {})).replace("{}", "{}, " + '"n": -1e400'),
         json.dumps(state_file(ORIGIN, {"home": record("\ud800")})),
         json.dumps(state_file(ORIGIN, {})).replace(
             "{}", "{}, " + '"x": ' + "[" * 100_000 + "]" * 100_000
@@ -409,17 +411,118 @@ def test_loading_state_is_linear_in_pages(tmp_path: Path) -> None:
     assert_linear(project_of, lambda directory: Project.open(directory, ORIGIN).close(), 3000)
 
 
-# --- the schemas stay the one statement of a valid file ----------------------------------------
+# --- the schemas stay the one statement of a valid file; a bad file gets one clear line --------
 
 
-def test_a_schema_keyword_the_loader_does_not_implement_is_refused() -> None:
-    """An edit to a shipped schema that the loader would silently ignore fails loudly instead."""
-    from sitescout._project import _Compiler
+def a_run() -> dict[str, Any]:
+    """A crawl-log run with every required field and no other."""
+    ref = {"url": ORIGIN + "/", "slug": "home", "type": None, "priority": None, "lastmod": None}
+    discovery = {
+        "source": "sitemap", "sourceUrl": None, "fetchedAt": AT, "discoveredCount": 1,
+        "filteredCount": 0, "filteredAsJunk": [], "cappedAt": None, "cap": None,
+        "capSource": "--all", "userChoice": None, "kept": [ref | {"score": 1, "reason": "all"}],
+        "cut": [], "scores": {"rules": {}, "urls": {}}, "malformed": [], "requiresAuth": [],
+        "notes": [], "budgetsHit": [], "warnings": [],
+    }  # fmt: skip
+    return {
+        "_provenance": {"writtenBy": "sitescout", "writtenAt": AT, "version": "0.1.0"},
+        "discovery": discovery,
+        "crawl": {"startedAt": AT, "finishedAt": None, "successes": 0, "failures": []},
+    }
 
-    with pytest.raises(ValueError, match="patternProperties"):
-        _Compiler({}).compile({"type": "object", "patternProperties": {"^x": {"type": "string"}}})
-    with pytest.raises(ValueError, match="local"):
-        _Compiler({}).compile({"$ref": "other.json#/x"})
+
+def with_run(**crawl: Any) -> dict[str, Any]:
+    run = a_run()
+    run["crawl"] |= crawl
+    return crawl_log(ORIGIN, [run])
+
+
+def nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+A_MEGABYTE = {f"k{i}": "v" * 100 for i in range(10_000)}  # where a string belongs
+TIMESTAMP = "'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\\\.[0-9]+)?Z$'"
+MESSAGES = [
+    pytest.param(
+        STATE, state_file(ORIGIN, {"home": record("u") | {"url": A_MEGABYTE}}),
+        "expected string, got object (at $.pages.home.url)", id="type",
+    ),
+    pytest.param(
+        STATE, state_file(ORIGIN, {}) | {"schemaVersion": True},
+        "expected one of [1], got boolean True (at $.schemaVersion)", id="const",
+    ),
+    pytest.param(
+        STATE, state_file(ORIGIN, {"home": record("u", "gone")}),
+        "expected one of ['discovered', 'extracted', 'failed'], got string 'gone' "
+        "(at $.pages.home.status)", id="enum",
+    ),
+    pytest.param(
+        STATE, state_file(ORIGIN, {"home": {"url": "u", "status": "failed"}}),
+        "'history' is a required property (at $.pages.home)", id="required",
+    ),
+    pytest.param(
+        STATE, state_file(ORIGIN, {"home": {"url": "u", "status": "failed", "history": []}}),
+        "expected at least 1 items, got 0 (at $.pages.home.history)", id="min-items",
+    ),
+    pytest.param(
+        STATE, state_file(ORIGIN, {"../x": record("u")}),
+        "key '../x' does not match '^[a-z0-9_-]+$' (at $.pages)", id="key-pattern",
+    ),
+    pytest.param(
+        STATE, state_file(ORIGIN, {"a" * 5000: record("u")}),
+        f"key longer than 200 characters: '{'a' * 116}... (at $.pages)", id="key-length",
+    ),
+    pytest.param(
+        CRAWL_LOG, with_run(successes=-1),
+        "expected at least 0, got number -1 (at $.runs[0].crawl.successes)", id="minimum",
+    ),
+    pytest.param(
+        CRAWL_LOG, with_run(startedAt="2026-01-01T00:00:00.000Z\n"),
+        f"'2026-01-01T00:00:00.000Z\\n' does not match {TIMESTAMP} (at $.runs[0].crawl.startedAt)",
+        id="pattern-dollar-ends-the-text",
+    ),
+    pytest.param(
+        CRAWL_LOG, with_run(startedAt="٢٠٢٦-01-01T00:00:00.000Z"),
+        f"'٢٠٢٦-01-01T00:00:00.000Z' does not match {TIMESTAMP} (at $.runs[0].crawl.startedAt)",
+        id="pattern-ascii-digits",
+    ),
+    pytest.param(
+        CRAWL_LOG, with_run(finishedAt=5),
+        "expected string, got number 5; or expected null, got number 5 "
+        "(at $.runs[0].crawl.finishedAt)", id="any-of",
+    ),
+    pytest.param(
+        CRAWL_LOG, crawl_log(ORIGIN, [a_run() | {"crawl": nested(300)}]),
+        "a value is nested too deeply (Recursion limit reached)", id="deep",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "data", "problem"), MESSAGES)
+def test_a_bad_file_gets_one_line_naming_the_file_the_place_and_the_problem(
+    tmp_path: Path, name: str, data: Any, problem: str
+) -> None:
+    (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ProjectError) as caught:
+        Project.open(tmp_path, ORIGIN)
+    kind = "state" if name == STATE else "crawl-log"
+    assert str(caught.value) == f"{tmp_path / name} is not a valid sitescout {kind} file: {problem}"
+
+
+def test_what_the_schema_does_not_describe_is_kept_as_it_is(tmp_path: Path) -> None:
+    """Keys the schema leaves open (a newer version's, a user's) load and are written back."""
+    log = crawl_log(ORIGIN, [a_run() | {"extra": nested(500), "big": 10**100}])
+    (tmp_path / CRAWL_LOG).write_text(json.dumps(log))
+    project = Project.open(tmp_path, ORIGIN)
+    try:
+        project.flush()
+    finally:
+        project.close()
+    assert json.loads((tmp_path / CRAWL_LOG).read_text())["runs"] == log["runs"]
 
 
 async def test_a_run_whose_pages_directory_turns_into_a_link_writes_nothing_outside(
