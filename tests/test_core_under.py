@@ -17,7 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitescout import _core
+from sitescout._budget import Budgets, BudgetTracker
+from sitescout._ledger import WalkLedger
 from sitescout._locale import under_prefix
+from sitescout._models import WalkReport
 from sitescout._urls import classify, site_key
 
 from .reference import scope as ref
@@ -245,6 +248,31 @@ def test_retain_under_on_a_walk_like_batch() -> None:
     assert batch.retain_under("example.com", "", "/docs/") == (6, 3)
     assert batch.urls() == urls[:3]
     assert batch_of(urls).retain_under("example.com", "", "/") == (6, 6)
+
+
+def test_the_ledger_counts_a_batch_as_it_counts_urls() -> None:
+    urls = [f"https://example.com/{p}/{i}" for i in range(50) for p in ("docs", "blog")]
+    urls += ["https://elsewhere.com/docs/1", "https://www.example.com/docs"]
+
+    def ledger() -> WalkLedger:
+        return WalkLedger(
+            WalkReport(),
+            BudgetTracker(Budgets(), clock=lambda: 0.0),
+            site_url="https://example.com/docs/",
+            prefix="/docs/",
+            max_document_bytes=1 << 20,
+        )
+
+    one_by_one, batched = ledger(), ledger()
+    kept = [u for u in urls if one_by_one.in_scope(u)]
+    batch = batch_of(urls)
+    batched.retain_in_scope(batch)
+    assert batch.urls() == kept
+    assert (batched.prefix_examined, batched.prefix_matched) == (101, 51)
+    assert (batched.prefix_examined, batched.prefix_matched) == (
+        one_by_one.prefix_examined,
+        one_by_one.prefix_matched,
+    )
 
 
 # --------------------------------------------------------------------------- classify

@@ -839,7 +839,7 @@ class Walk:
 
     def _place(self, rows: Batch, scoped: bool) -> None:
         if self.prefix is not None and not scoped and rows:
-            rows.retain_urls(self._ledger.in_scope)  # counted for the narrow-prefix warning
+            self._ledger.retain_in_scope(rows)  # counted for the narrow-prefix warning
         if self._llms_index is not None and rows:
             self._llms_index.mark(rows)
 
