@@ -9,6 +9,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::entry::Entry;
+use crate::scope::{Lower, Place, Scope};
 use crate::seen::SeenSet;
 
 /// Where a row's URL was found: a sitemap, the link crawl, an llms.txt.
@@ -112,6 +113,26 @@ impl Rows {
         let before = self.0.len();
         self.0.retain(|row| fresh(row, seen));
         before - self.0.len()
+    }
+
+    /// Keep the rows of the scope's site under its base path: how many of the site's rows were
+    /// examined and how many of them matched (other sites' rows go uncounted).
+    pub fn retain_under(&mut self, scope: &Scope, lower: &mut dyn Lower) -> (usize, usize) {
+        let (mut examined, mut matched) = (0, 0);
+        self.0
+            .retain(|row| match scope.place(row.entry.url.as_bytes(), lower) {
+                Place::OtherSite => false,
+                Place::Outside => {
+                    examined += 1;
+                    false
+                }
+                Place::Under => {
+                    examined += 1;
+                    matched += 1;
+                    true
+                }
+            });
+        (examined, matched)
     }
 
     /// Append a row found outside a sitemap's urlset (an llms.txt link, a crawled page) or made

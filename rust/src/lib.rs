@@ -1,12 +1,13 @@
 //! sitescout's native core: everything that runs once per byte or once per URL.
 //!
-//! The pure modules (`scan`, `urls`, `seen`, `encode`) hold no Python and forbid `unsafe`;
-//! `py` is the PyO3 glue and the only place that touches the interpreter.
+//! The pure modules (`scan`, `urls`, `scope`, `seen`, `encode`) hold no Python and forbid
+//! `unsafe`; `py` is the PyO3 glue and the only place that touches the interpreter.
 
 pub mod batch;
 pub mod entry;
 pub mod filter;
 pub mod scan;
+pub mod scope;
 pub mod seen;
 pub mod urls;
 

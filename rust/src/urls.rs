@@ -153,7 +153,7 @@ pub fn py_strip(s: &str) -> &str {
 /// The code point starting at `b[i]` and its length, in UTF-8 extended to lone surrogates
 /// (what Python's `surrogatepass` writes). Only whitespace and a few symbols are looked up this
 /// way, so malformed bytes need no more than a result that is none of them.
-fn code_point_at(b: &[u8], i: usize) -> (u32, usize) {
+pub(crate) fn code_point_at(b: &[u8], i: usize) -> (u32, usize) {
     let lead = b[i];
     let len = match lead {
         0x00..=0x7f => return (u32::from(lead), 1),
@@ -774,9 +774,42 @@ fn scheme_char(c: u8) -> bool {
 
 /// `urllib.parse.urlsplit(url, default_scheme)`; None where it raises ValueError.
 fn urlsplit(url: &[u8], default_scheme: &[u8]) -> Option<Split> {
+    let url = skip_c0_and_space(url);
+    let cleaned = without_tab_or_newline(url);
+    let parts = split_ref(&cleaned)?;
+    Some(Split {
+        scheme: match parts.scheme {
+            Some(scheme) => scheme.to_ascii_lowercase(),
+            None => default_scheme.to_vec(),
+        },
+        netloc: parts.netloc.to_vec(),
+        path: parts.path.to_vec(),
+        query: parts.query.to_vec(),
+        fragment: parts.fragment.to_vec(),
+    })
+}
+
+/// `urlsplit(url).path`, empty where urlsplit raises ValueError: what `_locale.readable_path`
+/// reads out of a URL or a bare path. Borrowed unless the URL holds a tab or a line break.
+pub fn split_path(url: &[u8]) -> Cow<'_, [u8]> {
+    let url = skip_c0_and_space(url);
+    match without_tab_or_newline(url) {
+        Cow::Borrowed(url) => Cow::Borrowed(split_ref(url).map_or(&b""[..], |p| p.path)),
+        Cow::Owned(cleaned) => {
+            Cow::Owned(split_ref(&cleaned).map_or(Vec::new(), |p| p.path.to_vec()))
+        }
+    }
+}
+
+/// urlsplit's first step: leading C0 controls and spaces go.
+fn skip_c0_and_space(url: &[u8]) -> &[u8] {
     let skip = url.iter().take_while(|&&c| c <= b' ').count();
-    let url = &url[skip..];
-    let cleaned: Cow<[u8]> = if memchr::memchr3(b'\t', b'\r', b'\n', url).is_some() {
+    &url[skip..]
+}
+
+/// urlsplit's second step: every tab, CR and LF goes.
+fn without_tab_or_newline(url: &[u8]) -> Cow<'_, [u8]> {
+    if memchr::memchr3(b'\t', b'\r', b'\n', url).is_some() {
         Cow::Owned(
             url.iter()
                 .copied()
@@ -785,16 +818,29 @@ fn urlsplit(url: &[u8], default_scheme: &[u8]) -> Option<Split> {
         )
     } else {
         Cow::Borrowed(url)
-    };
-    let mut rest: &[u8] = &cleaned;
-    let mut scheme = Cow::Borrowed(default_scheme);
+    }
+}
+
+/// urlsplit's parts as slices of the cleaned URL; the scheme as written (None: no scheme).
+struct SplitRef<'a> {
+    scheme: Option<&'a [u8]>,
+    netloc: &'a [u8],
+    path: &'a [u8],
+    query: &'a [u8],
+    fragment: &'a [u8],
+}
+
+/// The rest of urlsplit, on a URL its first two steps have cleaned; None where it raises.
+fn split_ref(url: &[u8]) -> Option<SplitRef<'_>> {
+    let mut rest = url;
+    let mut scheme = None;
     if let Some(colon) = find(rest, b':') {
         let candidate = &rest[..colon];
         if colon > 0
             && candidate[0].is_ascii_alphabetic()
             && candidate.iter().all(|&c| scheme_char(c))
         {
-            scheme = Cow::Owned(candidate.to_ascii_lowercase());
+            scheme = Some(candidate);
             rest = &rest[colon + 1..];
         }
     }
@@ -823,12 +869,12 @@ fn urlsplit(url: &[u8], default_scheme: &[u8]) -> Option<Split> {
     if !netloc.is_ascii() && nfkc_makes_delimiter(netloc) {
         return None; // "contains invalid characters under NFKC normalization"
     }
-    Some(Split {
-        scheme: scheme.into_owned(),
-        netloc: netloc.to_vec(),
-        path: path.to_vec(),
-        query: query.to_vec(),
-        fragment: fragment.to_vec(),
+    Some(SplitRef {
+        scheme,
+        netloc,
+        path,
+        query,
+        fragment,
     })
 }
 

@@ -27,6 +27,7 @@ from ._models import SITEMAP_KINDS, DocumentRecord, WalkReport
 from ._urls import document_key, normalize_url, site_key
 
 if TYPE_CHECKING:
+    from ._core import Batch
     from ._http import Response
     from ._parse import SitemapParser
 
@@ -102,6 +103,15 @@ class WalkLedger:
             self.prefix_matched += 1
             return True
         return False
+
+    def retain_in_scope(self, rows: Batch) -> None:
+        """`in_scope` over a batch, in the core: keep the rows under the base path, and count
+        the same-site ones examined and matched."""
+        assert self.prefix is not None
+        host, port = self._site_key
+        examined, matched = rows.retain_under(host, port, self.prefix)
+        self.prefix_examined += examined
+        self.prefix_matched += matched
 
     def llms_in_scope(self, url: str) -> bool:
         """Whether an llms.txt link (already same-site) is under the base path."""

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from sitescout import _core
 from sitescout._errors import UsageError
 
 __all__ = [
@@ -350,17 +351,11 @@ def base_prefix(url: str) -> str | None:
     return path if path.endswith("/") else path + "/"
 
 
-def under_prefix(page_url: str, prefix: str) -> bool:
-    """Whether a page URL (or path) lies under `prefix`, a whole segment at a time.
-
-    `/en-us/docs/` covers `/en-us/docs`, `/en-us/docs/` and `/en-us/docs/x`, not `/en-us/docsx`.
-    Path case is significant (§6 keeps it).
-    """
-    bare = prefix.rstrip("/")
-    if not bare:
-        return True
-    path = readable_path(page_url)
-    return path == bare or path.startswith(bare + "/")
+# Whether a page URL (or path) lies under `prefix`, a whole segment at a time: `/en-us/docs/`
+# covers `/en-us/docs`, `/en-us/docs/` and `/en-us/docs/x`, not `/en-us/docsx`. Path case is
+# significant (§6 keeps it); the path is `readable_path`'s. The native core's
+# (rust/src/scope.rs): the walk applies it to every row.
+under_prefix = _core.under_prefix
 
 
 def prefix_warning(

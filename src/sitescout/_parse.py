@@ -17,29 +17,21 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
-from email.utils import parsedate_to_datetime
 
-from ._core import Batch, Scanner, normalize_lastmod, register_models
+from ._core import Batch, Scanner, normalize_lastmod, normalize_rfc822, register_models
 from ._models import Alternate, DocumentKind, Entry, Image, Malformed, News, Video
 
 __all__ = ["SitemapParser", "normalize_lastmod", "normalize_rfc822", "parse_document"]
 
 log = logging.getLogger(__name__)
 
+# `normalize_rfc822` reads RSS `pubDate` values (RFC 822) the way
+# `email.utils.parsedate_to_datetime(value).isoformat()` does, falling back on `normalize_lastmod`;
+# the scanner applies it to every RSS entry. Both are the core's, re-exported here.
+
 # The classes `Batch.entries()` builds, handed to the native core here (where its batches come
 # from; `_models` stays pure), so that the glue imports no module of the package.
 register_models(Entry, Alternate, Image, Video, News)
-
-
-def normalize_rfc822(raw: str) -> str | None:
-    """RSS `pubDate` → ISO 8601; the W3C forms as `normalize_lastmod`; raw when unparseable."""
-    value = raw.strip()
-    if not value:
-        return None
-    try:
-        return parsedate_to_datetime(value).isoformat()
-    except (TypeError, ValueError, IndexError):
-        return normalize_lastmod(value)
 
 
 _CHARSET_PARAM = re.compile(r"""charset\s*=\s*["']?([\w.:-]+)""", re.I)

@@ -139,14 +139,10 @@ def _bare_host(host: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def _site_key(host: str, port: str) -> tuple[str, str]:
-    return _bare_host(host.rstrip(".")), port
-
-
-def site_key(url: str) -> tuple[str, str]:
-    """Same-site identity of a URL (§8 www handling): host without `www.`, non-default port."""
-    parts = _parts(url)
-    return _site_key(parts.host, parts.port)
+# Same-site identity of a URL (§8 www handling): `(host, port)`, the host lowercased without
+# its trailing dots and one leading `www.`, the port unless it is the scheme's default. Any
+# string has one. The native core's (rust/src/scope.rs): the walk applies it to every row.
+site_key = _core.site_key
 
 
 def is_http_url(value: object) -> TypeGuard[str]:
@@ -292,17 +288,16 @@ def classify(url: str, site: str) -> Classification:
     if not value or value[0] == "#":
         return _FRAGMENT_ONLY
     site_base, site_id = _site(site)
-    if _is_clean(value):
-        _, host, port, path, query = _parts(value)
-    else:
+    if not _is_clean(value):
         resolved = resolve_url(value, site_base)
         if resolved is None:
             scheme = _parts(value).scheme
             return _NON_HTTP if scheme and scheme not in _HTTP_SCHEMES else _UNPARSEABLE
-        _, host, port, path, query = _parts(normalize_url(resolved))
-    if _site_key(host, port) != site_id:
+        value = normalize_url(resolved)
+    if site_key(value) != site_id:
         return _OTHER_HOST
-    return _classify_path(path.lower(), query)
+    parts = _parts(value)
+    return _classify_path(parts.path.lower(), parts.query)
 
 
 def _classify_path(path: str, query: str) -> Classification:

@@ -5,9 +5,12 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
+use super::scope::PyLower;
 use super::seen::SeenSet;
+use super::urls::wtf8;
 use crate::batch::{self, Extra, Row, Rows, Source};
 use crate::entry;
+use crate::scope::Scope;
 
 /// Inventory rows held natively: `entries()` builds `sitescout.Entry` objects only when asked;
 /// the CLI encodes rows straight to JSON lines, CSV or plain URLs.
@@ -152,6 +155,20 @@ impl Batch {
             Some(err) => Err(err),
             None => Ok(before - self.rows.0.len()),
         }
+    }
+
+    /// Keep the rows of the site `(site_host, site_port)` (a `site_key`) whose URL lies under
+    /// `prefix` (`under_prefix`): how many of the site's rows were examined and how many matched.
+    /// Other sites' rows go, uncounted (the narrow-prefix warning's counts).
+    fn retain_under(
+        &mut self,
+        py: Python<'_>,
+        site_host: &Bound<'_, PyString>,
+        site_port: &Bound<'_, PyString>,
+        prefix: &Bound<'_, PyString>,
+    ) -> PyResult<(usize, usize)> {
+        let scope = Scope::new(&wtf8(site_host)?, &wtf8(site_port)?, &wtf8(prefix)?);
+        Ok(self.rows.retain_under(&scope, &mut PyLower { py }))
     }
 
     /// Drop the rows whose URL is in `seen` (adding the others); returns how many went.

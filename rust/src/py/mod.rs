@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 pub mod batch;
 mod filter;
 mod scan;
+mod scope;
 pub mod seen;
 mod urls;
 
@@ -17,6 +18,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     batch::register(m)?;
     filter::register(m)?;
     scan::register(m)?;
+    scope::register(m)?;
     seen::register(m)?;
     urls::register(m)?;
     Ok(())

@@ -1,6 +1,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use super::batch::Batch;
 use super::urls::PyIdna;
@@ -95,11 +96,8 @@ impl Scanner {
     /// Entries (as a batch), child sitemap URLs and malformed values `(raw, reason)` produced
     /// since the last call.
     #[allow(clippy::type_complexity)]
-    fn take(
-        &mut self,
-        py: Python<'_>,
-    ) -> PyResult<(Batch, Vec<String>, Vec<(String, &'static str)>)> {
-        let mut entries = self.inner.take_entries();
+    fn take(&mut self) -> (Batch, Vec<String>, Vec<(String, &'static str)>) {
+        let entries = self.inner.take_entries();
         let sitemaps = self.inner.take_sitemaps();
         let malformed = self
             .inner
@@ -107,21 +105,11 @@ impl Scanner {
             .into_iter()
             .map(|m| (m.raw, m.reason))
             .collect();
-        if self.inner.kind() == Some(scan::Kind::Rss) && entries.iter().any(|e| e.lastmod.is_some())
-        {
-            // RSS dates are RFC 822: email.utils reads them, in Python (feeds are small).
-            let normalize = py.import("sitescout._parse")?.getattr("normalize_rfc822")?;
-            for entry in &mut entries {
-                if let Some(raw) = entry.lastmod.take() {
-                    entry.lastmod = normalize.call1((raw,))?.extract()?;
-                }
-            }
-        }
-        Ok((
+        (
             Batch::from_document(entries, &self.url, self.depth),
             sitemaps,
             malformed,
-        ))
+        )
     }
 }
 
@@ -132,7 +120,27 @@ fn normalize_lastmod(raw: &str) -> Option<String> {
     crate::scan::values::normalize_lastmod(raw)
 }
 
+/// An RSS `pubDate` (RFC 822) as ISO 8601, read as `email.utils.parsedate_to_datetime` reads
+/// it; the W3C forms as `normalize_lastmod`; the stripped value otherwise; None when blank.
+///
+/// A str holding lone surrogates fails as `normalize_lastmod` does (UnicodeEncodeError) unless
+/// it reads as a date: a surrogate is nothing a date is made of, like U+FFFD in its place.
+#[pyfunction]
+fn normalize_rfc822(raw: &Bound<'_, PyString>) -> PyResult<Option<String>> {
+    match raw.to_str() {
+        Ok(text) => Ok(crate::scan::normalize_rfc822(text)),
+        Err(err) => {
+            let lossy = raw.to_string_lossy();
+            match crate::scan::rfc822::parsedate_isoformat(crate::scan::py_strip(&lossy)) {
+                Some(date) => Ok(Some(date)),
+                None => Err(err),
+            }
+        }
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Scanner>()?;
-    m.add_function(wrap_pyfunction!(normalize_lastmod, m)?)
+    m.add_function(wrap_pyfunction!(normalize_lastmod, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize_rfc822, m)?)
 }

@@ -61,12 +61,12 @@ impl urls::Idna for PyIdna<'_> {
 // reference percent-encodes surrogates with `surrogatepass`), so such a str crosses as its
 // `surrogatepass` bytes and comes back the same way; valid text takes the borrowed fast path.
 
-fn wtf8(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
+pub(super) fn wtf8(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
     Ok(encoded.cast::<PyBytes>()?.as_bytes().to_vec())
 }
 
-fn from_wtf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+pub(super) fn from_wtf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
     let decoded = PyBytes::new(py, bytes).call_method1("decode", ("utf-8", "surrogatepass"))?;
     Ok(decoded.cast_into::<PyString>()?)
 }

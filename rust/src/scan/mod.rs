@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod decode;
+pub mod rfc822;
 pub mod values;
 mod xml;
 
@@ -20,6 +21,7 @@ use std::borrow::Cow;
 use crate::entry::{Entry, Malformed};
 use crate::urls::{self, Idna};
 use decode::{Choice, Transcoder, Utf16};
+pub use rfc822::normalize_rfc822;
 pub use values::{normalize_lastmod, py_strip};
 
 /// The kind of a document, as the first bytes tell it.

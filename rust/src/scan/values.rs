@@ -210,7 +210,7 @@ const DECIMAL_DIGITS: [(u32, u32); 62] = [
 ];
 
 /// Python's `\d` and `int()` digit: the value of a Unicode decimal digit (category Nd).
-fn decimal(c: char) -> Option<u32> {
+pub(crate) fn decimal(c: char) -> Option<u32> {
     let cp = u32::from(c);
     if cp < 0x80 {
         return c.to_digit(10);

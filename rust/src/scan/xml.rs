@@ -29,6 +29,7 @@
 
 use memchr::{memchr, memchr2};
 
+use super::rfc822::normalize_rfc822;
 use super::values::{self, cut_chars, decode, py_strip};
 use super::{Kind, Out};
 use crate::entry::{Alternate, Entry, Image, News, Video};
@@ -120,7 +121,7 @@ struct Item {
     alternates: Vec<(String, String)>,
     /// RSS `link`/`guid`; Atom `link href`.
     link: Option<String>,
-    /// RSS `pubDate` (raw), Atom `updated`/`published` (normalized).
+    /// RSS `pubDate`, Atom `updated`/`published` (normalized).
     date: Option<String>,
     rare: Option<Box<Rare>>,
 }
@@ -1380,8 +1381,10 @@ impl Xml {
                 item.link = text;
                 item.link_clean = clean;
             }
-            Role::PubDate if text.as_deref().is_some_and(|t| !t.is_empty()) => {
-                item.date = text;
+            Role::PubDate => {
+                if let Some(t) = text.filter(|t| !t.is_empty()) {
+                    item.date = normalize_rfc822(&t);
+                }
             }
             Role::Updated => {
                 if let Some(d) = values::normalize_lastmod(text.as_deref().unwrap_or("")) {
