@@ -189,7 +189,7 @@ def test_any_text(url: str, prefix: str) -> None:
 def scoped(
     urls: list[str], site: tuple[str, str], prefix: str
 ) -> tuple[list[str], tuple[int, int]]:
-    """What the walk kept before: `rows.retain_urls(ledger.in_scope)`, and its counts."""
+    """What the walk kept before: `rows.retain_urls(ledger.under_base_path)`, and its counts."""
     kept, examined, matched = [], 0, 0
     for url in urls:
         verdict = ref.in_scope(url, site, prefix)
@@ -224,7 +224,7 @@ SITES = [
     prefixes(),
 )
 @PROPERTY
-def test_retain_under_keeps_and_counts_as_in_scope_did(
+def test_retain_under_keeps_and_counts_as_under_base_path_did(
     urls: list[str], site_url: str, prefix: str
 ) -> None:
     site = ref.site_key(site_url)
@@ -264,9 +264,9 @@ def test_the_ledger_counts_a_batch_as_it_counts_urls() -> None:
         )
 
     one_by_one, batched = ledger(), ledger()
-    kept = [u for u in urls if one_by_one.in_scope(u)]
+    kept = [u for u in urls if one_by_one.under_base_path(u)]
     batch = batch_of(urls)
-    batched.retain_in_scope(batch)
+    batched.retain_under_base_path(batch)
     assert batch.urls() == kept
     assert (batched.prefix_examined, batched.prefix_matched) == (101, 51)
     assert (batched.prefix_examined, batched.prefix_matched) == (

@@ -184,10 +184,10 @@ def test_any_root_was_sitemap(
 # -- scope -------------------------------------------------------------------------------------
 
 
-def test_in_scope_counts_same_site_urls_only() -> None:
+def test_under_base_path_counts_same_site_urls_only() -> None:
     book, _, _ = ledger(prefix="/docs/")
     verdicts = [
-        book.in_scope(url)
+        book.under_base_path(url)
         for url in (f"{SITE}/docs/a", f"{SITE}/blog/b", "https://elsewhere.test/docs/c")
     ]
     assert verdicts == [True, False, False]
@@ -197,7 +197,7 @@ def test_in_scope_counts_same_site_urls_only() -> None:
 
 def test_llms_links_are_counted_apart() -> None:
     book, _, _ = ledger(prefix="/docs/")
-    assert [book.llms_in_scope(f"{SITE}/{p}") for p in ("docs/a", "b", "c")] == [
+    assert [book.llms_under_base_path(f"{SITE}/{p}") for p in ("docs/a", "b", "c")] == [
         True,
         False,
         False,
@@ -212,9 +212,9 @@ def test_llms_links_are_counted_apart() -> None:
 def test_finish_warns_per_source_that_missed_the_prefix() -> None:
     book, report, _ = ledger(prefix="/docs/")
     for i in range(101):
-        book.in_scope(f"{SITE}/docs/a" if i == 0 else f"{SITE}/blog/{i}")
+        book.under_base_path(f"{SITE}/docs/a" if i == 0 else f"{SITE}/blog/{i}")
     for i in range(3):
-        book.llms_in_scope(f"{SITE}/docs/{i}")
+        book.llms_under_base_path(f"{SITE}/docs/{i}")
     book.finish()
     assert report.warnings == [
         'Sitemap path prefix "/docs" matched 1 of 101 examined same-site URLs (less than 1%); '

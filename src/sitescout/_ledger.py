@@ -93,7 +93,7 @@ class WalkLedger:
 
     # -- scope ------------------------------------------------------------------------------------
 
-    def in_scope(self, url: str) -> bool:
+    def under_base_path(self, url: str) -> bool:
         """Whether a sitemap's page URL is under the base path; other sites are not counted."""
         assert self.prefix is not None
         if site_key(url) != self._site_key:
@@ -104,8 +104,8 @@ class WalkLedger:
             return True
         return False
 
-    def retain_in_scope(self, rows: Batch) -> None:
-        """`in_scope` over a batch, in the core: keep the rows under the base path, and count
+    def retain_under_base_path(self, rows: Batch) -> None:
+        """`under_base_path` over a batch, in the core: keep the rows under the base path, and count
         the same-site ones examined and matched."""
         assert self.prefix is not None
         host, port = self._site_key
@@ -113,7 +113,7 @@ class WalkLedger:
         self.prefix_examined += examined
         self.prefix_matched += matched
 
-    def llms_in_scope(self, url: str) -> bool:
+    def llms_under_base_path(self, url: str) -> bool:
         """Whether an llms.txt link (already same-site) is under the base path."""
         assert self.prefix is not None
         self.llms_examined += 1

@@ -1,5 +1,5 @@
 """Reference model of the scope rules: frozen copies of `sitescout._urls.site_key` and
-`sitescout._locale.under_prefix` (and `WalkLedger.in_scope`'s use of them) as they were before
+`sitescout._locale.under_prefix` (and `WalkLedger.under_base_path`'s use of them) as they were before
 the rules moved into the Rust core (rust/src/scope.rs).
 
 The slow oracle the differential tests (tests/test_core_under.py) compare `sitescout._core`
@@ -79,7 +79,7 @@ def under_prefix(page_url: str, prefix: str) -> bool:
 
 
 def in_scope(url: str, site: tuple[str, str], prefix: str) -> bool | None:
-    """`WalkLedger.in_scope` without the ledger: None for another site's URL (not counted),
+    """`WalkLedger.under_base_path` without the ledger: None for another site's URL (not counted),
     else whether it is under the prefix (counted as examined, and as matched when True)."""
     if site_key(url) != site:
         return None

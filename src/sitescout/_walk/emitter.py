@@ -138,7 +138,7 @@ class Emitter:
 
     def _place(self, rows: Batch, scoped: bool) -> None:
         if self.ledger.prefix is not None and not scoped and rows:
-            self.ledger.retain_in_scope(rows)  # counted for the narrow-prefix warning
+            self.ledger.retain_under_base_path(rows)  # counted for the narrow-prefix warning
         if self.llms_index is not None and rows:
             self.llms_index.mark(rows)
 

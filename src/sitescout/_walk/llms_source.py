@@ -105,7 +105,7 @@ class LlmsSource:
         if self.ledger.prefix is None:
             summary.in_scope = len(links)
             return links
-        kept = [link for link in links if self.ledger.llms_in_scope(link.url)]
+        kept = [link for link in links if self.ledger.llms_under_base_path(link.url)]
         summary.in_scope = len(kept)
         return kept
 
