@@ -1,6 +1,6 @@
-"""Reference model of the scope rules: frozen copies of `sitescout._urls.site_key` and
-`sitescout._locale.under_prefix` (and `WalkLedger.under_base_path`'s use of them) as they were before
-the rules moved into the Rust core (rust/src/scope.rs).
+"""Reference model of the base-path rules: frozen copies of `sitescout._urls.site_key` and
+`sitescout._locale.under_prefix` (and `WalkLedger.under_base_path`'s use of them) as they were
+before the rules moved into the Rust core (rust/src/scope.rs).
 
 The slow oracle the differential tests (tests/test_core_under.py) compare `sitescout._core`
 against; not shipped, and it must not import `sitescout` (whose helpers now call the core). Do
