@@ -128,6 +128,19 @@ SMOKES = {
             ),
         ),
         Smoke(
+            "diff.py",
+            (),
+            (
+                # rows, wall s, cpu s, µs cpu/row, rows/s, peak MiB; nothing after (no WRONG).
+                *(
+                    (rf"^  {name} +{COUNT} +{NUM} +{NUM} +{NUM} +{COUNT} +{COUNT}$", 1)
+                    for name in ("read", "diff", "cli", "naive")
+                ),
+                (rf"^diff ÷ read: wall {NUM}x, cpu {NUM}x .*; peak RSS {COUNT} MiB", 1),
+                (rf"^diff ÷ naive: wall {NUM}x, cpu {NUM}x, peak RSS {NUM}x", 1),
+            ),
+        ),
+        Smoke(
             "llms.py",
             (),
             (

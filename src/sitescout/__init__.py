@@ -17,6 +17,7 @@ Module map, in pipeline order (data flows CLI -> pipelines -> pure rules; only `
 network I/O; nothing imports `cli`):
 
     _errors.py     the one exception tree and the `ErrorClass` names of recorded failures
+    _extras.py     the optional extras (pyarrow, pandas), imported on first use
     _models.py     typed values: Entry, WalkReport, DocumentRecord, … (pure)
     _core          the native (Rust) layer: document scanner, URL hot path, seen-set, encoders
     _urls.py       URL rules: resolve, normalize, filter, slugs (pure)
@@ -27,26 +28,38 @@ network I/O; nothing imports `cli`):
     _budget.py     walk budgets, their warnings, child ordering (pure)
     _junk.py       the junk-page filter (pure)
     _pagetype.py   page-type inference for the checklist (pure)
-    _select.py     page selection: filtering, scores, checklist, cap (pure)
+    _select/       page selection (pure): inputs, score (weights from _rules), selection (the
+                   result, its explanations), pick (pool, buckets, cap)
     _html.py       one HTML page read into a PageInfo (pure)
     _cookies.py    cookies.txt reading and cookie matching for FetchConfig (pure)
     _local.py      sitemaps read from disk (file:// URLs, --map folders): path rules, reads
     _http/         the only network I/O: config (FetchConfig, TLS), guard (SSRF), decode
                    (content codings, size caps), pace (--rate, Crawl-delay), failure (errors
-                   in plain words), fetch (the client, retries, redirects); local documents
-                   (via _local) take the same decoding path
+                   in plain words), urls, response, credentials (what goes to which host),
+                   client (httpx, proxies), retry, body (reads under the caps), hops
+                   (redirects), fetch (the Fetcher over them); local documents (via _local)
+                   take the same decoding path
     _signals.py    Ctrl-C around work that must not be torn
-    _discover.py   the discovery chain: sitemap given -> robots.txt -> well-known paths
+    _discover/     the discovery chain: sitemap given -> robots.txt -> well-known paths; plan
+                   (pure), fetch, llms (llms.txt reading)
     _pool.py       the async driver/worker pool shared by the walk and the crawl
-    _ledger.py     the walk's decisions (settle, in scope, finish), synchronous and pure
-    _walk.py       the walker: discovery, document workers, de-duplication, the report
+    _ledger.py     the walk's decisions (settle, under the base path, finish), synchronous
+    _walk/         the walker: options, plan (which source next, pure), documents (fetch,
+                   scan, ledger), children (which child sitemaps), emitter (seen-set, base
+                   path, cap, filters, batches; pure), llms_source, walk (the thin Walk)
     _crawl.py      the link crawl when a site has no sitemap; _render.py drives Chromium for it
     _groups.py     streaming path groups
-    _scope.py      the pre-flight estimate
+    _scope/        the pre-flight estimate: rules (pure arithmetic and notes), documents,
+                   estimate (the steps)
     _pages.py      one selected page fetched as a page record or a failure
     _project.py    the project directory of an extraction: crawl log, state, page files
-    _extract.py    the extraction run: walk, select, fetch, record
+    _extract/      the extraction run: options, plan, gather (walk, select), run (fetch, record)
     _table.py      the inventory as Parquet / Arrow / pandas
+    _inventory.py  saved inventories read back (JSON lines, CSV, plain URLs, Parquet): `report`'s
+                   and `diff`'s one reader, bad rows skipped and counted
+    _diff/         what changed between two saved inventories, in bounded memory: changes
+                   (records, per-group tally), spill (hash partitions and sorted runs on
+                   disk), compare (the diff, Arrow batches, DataFrame)
     _report.py     the site report: capped aggregates of a walk or a saved inventory (pure);
                    _report_html.py renders them as one self-contained HTML file (pure)
     _batch/        many sites on a Dask cluster: sites (the site list), results (sites.parquet),
@@ -74,6 +87,7 @@ from ._batch import SiteResult, batch
 from ._budget import Budgets
 from ._cookies import Cookie, parse_cookie, parse_cookies_txt
 from ._core import Batch
+from ._diff import Change, Diff, diff, diff_frame
 from ._discover import Discovery
 from ._errors import (
     BlockedAddressError,
@@ -116,9 +130,11 @@ __all__ = [
     "BlockedAddressError",
     "BrowserUnavailableError",
     "Budgets",
+    "Change",
     "ContentTypeError",
     "Cookie",
     "CrawlReport",
+    "Diff",
     "Discovery",
     "DocumentRecord",
     "EmptyPageError",
@@ -148,6 +164,8 @@ __all__ = [
     "WalkReport",
     "__version__",
     "batch",
+    "diff",
+    "diff_frame",
     "discover_sitemaps",
     "discover_sitemaps_async",
     "estimate_scope",

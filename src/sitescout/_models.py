@@ -332,3 +332,20 @@ class WalkReport:
     def leaf_sitemaps(self) -> int:
         """Documents that listed pages rather than other sitemaps."""
         return sum(1 for d in self.documents if d.kind in _LEAF_KINDS)
+
+
+# -- a saved inventory read back (`report`, `diff`) ----------------------------------------------
+
+
+@dataclass(slots=True)
+class InventoryInfo:
+    """What reading a saved inventory file learned about the file itself: the rows it gave, the
+    rows skipped by reason (and where the first few were: `line 7`, `row 12`), and the columns
+    the file lacks."""
+
+    path: str
+    format: str
+    rows: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    missing_columns: list[str] = field(default_factory=list)
+    examples: list[tuple[str, str]] = field(default_factory=list)  # (where, why), the first few

@@ -42,7 +42,7 @@ from ._rules import (
 )
 from ._urls import classify
 
-__all__ = ["InventoryInfo", "ReportBuilder", "ReportData"]
+__all__ = ["ReportBuilder", "ReportData"]
 
 MAX_GROUPS = 2_000  # depth-1 groups counted exactly; later new ones go to `other`
 MAX_SUBGROUPS = 20_000  # depth-2 groups across all parents; later new ones go to the parent's other
@@ -114,17 +114,6 @@ class _Sub:
 
     children: Counter[str] = field(default_factory=Counter)
     other: int = 0
-
-
-@dataclass(slots=True)
-class InventoryInfo:
-    """What reading a saved inventory file learned about the file itself."""
-
-    path: str
-    format: str
-    rows: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    missing_columns: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ import squarify  # type: ignore[import-untyped, unused-ignore]
 
 from ._budget import budget_label
 from ._groups import MIN_GROUP_SIZE, OTHER
-from ._models import WalkReport
-from ._report import LIST_LIMIT, TREEMAP_CHILDREN, InventoryInfo, ReportData
+from ._models import InventoryInfo, WalkReport
+from ._report import LIST_LIMIT, TREEMAP_CHILDREN, ReportData
 
 __all__ = ["render_report"]
 

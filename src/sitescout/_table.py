@@ -23,7 +23,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ._errors import UsageError, refuse_running_loop
+from ._errors import refuse_running_loop
+from ._extras import require_pandas
+from ._extras import require_pyarrow as require_pyarrow  # where `_batch` and the CLI look
 from ._models import Entry
 from ._select import lastmod_datetime
 from ._walk import Walk, WalkOptions, as_walk_url, walk_options
@@ -46,7 +48,6 @@ COLUMNS = (
     "md_url",
     "sources",
 )
-_INSTALL = "pip install 'sitescout[tables]'"
 _CACHE_MAX = 4096
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -60,23 +61,8 @@ _DATETIME = _DATE + r"T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?[+-]\d{2}:\d{2}$"
 _MIDNIGHT_UTC = "T00:00:00+00:00"
 
 
-def require_pyarrow() -> tuple[Any, Any]:
-    """The `pyarrow` and `pyarrow.parquet` modules, imported on first use (an optional extra);
-    a `UsageError` saying what to install when they are missing."""
-    try:
-        import pyarrow as pa  # type: ignore[import-not-found, import-untyped, unused-ignore]
-        import pyarrow.parquet as pq  # type: ignore[import-not-found, import-untyped, unused-ignore]
-    except ImportError as exc:
-        raise UsageError(f"Parquet and Arrow output need pyarrow: {_INSTALL}") from exc
-    return pa, pq
-
-
 def _pandas() -> Any:
-    try:
-        import pandas as pd  # type: ignore[import-not-found, import-untyped, unused-ignore]
-    except ImportError as exc:
-        raise UsageError(f"to_pandas needs pandas and pyarrow: {_INSTALL}") from exc
-    return pd
+    return require_pandas("to_pandas")
 
 
 def schema(pa: Any) -> Any:

@@ -9,6 +9,9 @@ from . import batch, demo, extract, report, scope
 
 # isort: split
 from . import groups, urls  # `groups` lists after `scope`, as when one module held both
+
+# isort: split
+from . import diff  # after the commands that write the inventories it compares
 from ._app import app, main
 
-__all__ = ["app", "batch", "demo", "extract", "groups", "main", "report", "scope", "urls"]
+__all__ = ["app", "batch", "demo", "diff", "extract", "groups", "main", "report", "scope", "urls"]

@@ -8,22 +8,20 @@ refused with one line (exit 2), and reading is one pass with bounded memory.
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..__about__ import __version__
 from .._api import walk as start_walk
 from .._errors import UsageError
-from .._models import WalkReport
+from .._inventory import TEXT_COLUMNS, Inventory
+from .._models import InventoryInfo, WalkReport
 from .._signals import RunEnd
 from .._urls import is_http_url
 from ._app import (
@@ -58,186 +56,17 @@ from ._output import drain, exit_code, print_json, print_summary
 from ._site import site_argument, sitemap_option
 
 if TYPE_CHECKING:  # the report's modules load when the command runs, not with the CLI
-    from .._report import InventoryInfo, ReportBuilder
-
-LINE_LIMIT = 1 << 20  # bytes of one JSON line; longer ones are skipped, not held
-CHUNK = 10_000  # rows handed to the builder at a time
-TEXT_COLUMNS = ("url", "lastmod", "sitemap", "hreflang", "alternate_of")
-
-
-class _Columns:
-    """Rows read so far, handed to the builder every `CHUNK` rows."""
-
-    def __init__(self, builder: ReportBuilder, info: InventoryInfo) -> None:
-        self.builder = builder
-        self.info = info
-        self.cols: dict[str, list[Any]] = {name: [] for name in TEXT_COLUMNS}
-
-    def add(self, row: dict[str, Any]) -> None:
-        for name in TEXT_COLUMNS:
-            self.cols[name].append(row.get(name))
-        self.info.rows += 1
-        if len(self.cols["url"]) >= CHUNK:
-            self.flush()
-
-    def flush(self) -> None:
-        c = self.cols
-        if c["url"]:
-            self.builder.add_rows(
-                c["url"], c["lastmod"], c["sitemap"], c["hreflang"], c["alternate_of"]
-            )
-        self.cols = {name: [] for name in TEXT_COLUMNS}
-
-
-def _check_row(row: object) -> str | None:
-    """Why a decoded row cannot be used, or None."""
-    if not isinstance(row, dict):
-        return "not a JSON object"
-    url = row.get("url")
-    if not isinstance(url, str) or not url.strip():
-        return "no url"
-    for name in TEXT_COLUMNS[1:]:
-        value = row.get(name)
-        if value is not None and not isinstance(value, str):
-            return f"{name} is not text"
-    return None
-
-
-def _lines(file: IO[bytes]) -> Iterator[bytes | None]:
-    """The file's lines; None for a line over `LINE_LIMIT` (read through, never held)."""
-    while True:
-        line = file.readline(LINE_LIMIT + 1)
-        if not line:
-            return
-        if len(line) > LINE_LIMIT and not line.endswith(b"\n"):
-            while line and not line.endswith(b"\n"):
-                line = file.readline(LINE_LIMIT)
-            yield None
-            continue
-        yield line
-
-
-def read_jsonl(path: Path, builder: ReportBuilder, info: InventoryInfo) -> None:
-    out = _Columns(builder, info)
-    with path.open("rb") as file:
-        for line in _lines(file):
-            if line is None:
-                info.skipped[f"line longer than {LINE_LIMIT // 1048576} MiB"] += 1
-                continue
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except (ValueError, RecursionError):  # bad JSON or UTF-8; nesting past the limit
-                info.skipped["not valid JSON (a cut or damaged line)"] += 1
-                continue
-            reason = _check_row(row)
-            if reason is not None:
-                info.skipped[reason] += 1
-                continue
-            out.add(row)
-    out.flush()
-
-
-def read_csv(path: Path, builder: ReportBuilder, info: InventoryInfo) -> None:
-    out = _Columns(builder, info)
-    with path.open("r", encoding="utf-8", newline="") as file:
-        reader = csv.DictReader(file)
-        try:
-            if reader.fieldnames is None or "url" not in reader.fieldnames:
-                raise UsageError(f"{path} is not a sitescout inventory: no url column")
-            info.missing_columns = [c for c in TEXT_COLUMNS if c not in reader.fieldnames]
-            for row in reader:
-                if not (row.get("url") or "").strip():
-                    info.skipped["no url"] += 1
-                    continue
-                out.add({k: (row.get(k) or None) for k in TEXT_COLUMNS})
-        except csv.Error as exc:
-            raise UsageError(
-                f"cannot read {path} as CSV at line {reader.line_num}: {exc}"
-            ) from None
-        except UnicodeDecodeError:
-            raise UsageError(f"cannot read {path}: not UTF-8 text") from None
-    out.flush()
-
-
-def read_parquet(path: Path, builder: ReportBuilder, info: InventoryInfo) -> None:
-    from .._table import require_pyarrow
-
-    pa, pq = require_pyarrow()
-    try:
-        parquet = pq.ParquetFile(str(path))
-        schema = parquet.schema_arrow
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path} as Parquet: {exc}") from None
-    types = {name: schema.field(name).type for name in schema.names}
-    url_type = types.get("url")
-    if url_type is None or not _is_text(pa, url_type):
-        raise UsageError(f"{path} is not a sitescout inventory: no text url column")
-    usable: list[str] = []
-    for name in TEXT_COLUMNS:
-        kind = types.get(name)
-        if kind is None:
-            info.missing_columns.append(name)
-        elif _is_text(pa, kind) or pa.types.is_timestamp(kind) or pa.types.is_date(kind):
-            usable.append(name)
-        else:
-            info.missing_columns.append(f"{name} ({kind}, not text)")
-    out = _Columns(builder, info)
-    try:
-        for batch in parquet.iter_batches(batch_size=CHUNK, columns=usable):
-            columns = {
-                name: _as_text(pa, batch.column(i)).to_pylist() for i, name in enumerate(usable)
-            }
-            urls = columns["url"]
-            for i, url in enumerate(urls):
-                if url is None or not url.strip():
-                    info.skipped["no url"] += 1
-                    continue
-                out.add({name: values[i] for name, values in columns.items()})
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path} as Parquet after {info.rows} rows: {exc}") from None
-    out.flush()
-
-
-def _is_text(pa: Any, kind: Any) -> bool:
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
-
-
-def _as_text(pa: Any, column: Any) -> Any:
-    """Timestamps and dates (a DataFrame's lastmod) as ISO text, as the JSON lines have them."""
-    return column if _is_text(pa, column.type) else column.cast(pa.string())
+    from .._report import ReportBuilder
 
 
 def read_inventory(path: Path, builder: ReportBuilder) -> InventoryInfo:
     """Feed a saved inventory to `builder`. Raises `UsageError` for a file that is not one."""
     if not path.is_file():
         raise UsageError(f"no such inventory file: {path} (give a site URL or a saved inventory)")
-    suffix = path.suffix.lower()
-    try:
-        with path.open("rb") as file:
-            magic = file.read(4)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    from .._report import InventoryInfo
-
-    if suffix == ".parquet" or magic == b"PAR1":
-        info = InventoryInfo(str(path), "Parquet")
-        reader = read_parquet
-    elif suffix == ".csv":
-        info = InventoryInfo(str(path), "CSV")
-        reader = read_csv
-    else:
-        info = InventoryInfo(str(path), "JSON lines")
-        reader = read_jsonl
-    try:
-        reader(path, builder, info)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if info.rows == 0:
-        detail = _skipped_text(info)
-        raise UsageError(f"{path} holds no inventory rows" + (f" ({detail})" if detail else ""))
-    return info
+    inventory = Inventory(path, plain_urls=False)
+    for c in inventory.chunks(TEXT_COLUMNS, strict=True):
+        builder.add_rows(c["url"], c["lastmod"], c["sitemap"], c["hreflang"], c["alternate_of"])
+    return inventory.info
 
 
 def _skipped_text(info: InventoryInfo) -> str:
