@@ -241,6 +241,16 @@ def test_hostile_rows_are_named_by_file_and_line(pair: tuple[Path, Path], tmp_pa
     assert f"  {new}, line 5: no url" in result.stderr
 
 
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.txt", tmp_path / "new.jsonl"
+    old.write_text("https://ex.com/a\n")
+    new.write_text('{"url": "https://ex.com/a"}\n{"url": "https://ex.com/b"}\n{"url": 3}\n')
+    result = invoke("diff", str(old), str(new))
+    assert result.exit_code == 1
+    assert f"{old} (1 row) → {new} (2 rows)" in result.stderr
+    assert f"warning: 1 row of {new} skipped" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "sitescout"
 # (typing-only imports included: a record must not need the rules that fill it). Each name is
 # a module or a package (`_http` holds `_http.fetch`, ...); every module stands on one floor.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("foundation", {"__about__", "_errors", "_extras", "_rules", "_core", "_signals"}),
+    ("foundation", {"__about__", "_errors", "_extras", "_rules", "_core", "_signals", "_text"}),
     ("models", {"_models"}),
     (
         "pure rules",

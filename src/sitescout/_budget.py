@@ -17,6 +17,7 @@ from typing import ClassVar, Literal
 
 from sitescout._errors import UsageError
 from sitescout._locale import children_locales, locale_matches, readable_path, require_locale
+from sitescout._text import plural
 
 __all__ = [
     "BudgetName",
@@ -191,8 +192,8 @@ class BudgetTracker:
         label, noun = _LIMIT_WORDS[name]
         dropped = ""
         if name == "max_depth":
-            dropped = f"; dropped {_plural(self.dropped_children, 'child sitemap')}"
-        return f"{label} ({_plural(limit, noun)}) reached{dropped}; {_PARTIAL}"
+            dropped = f"; dropped {plural(self.dropped_children, 'child sitemap')}"
+        return f"{label} ({plural(limit, noun)}) reached{dropped}; {_PARTIAL}"
 
     def overshoot(self) -> int:
         """Bytes read beyond `max_bytes` (documents in flight stop at their next read); 0 when
@@ -222,11 +223,6 @@ _LIMIT_WORDS: dict[BudgetName, tuple[str, str]] = {
 def _check_count(name: str, value: int) -> None:
     if value < 0:
         raise UsageError(f"{name} must not be negative, got {value}")
-
-
-def _plural(count: int, noun: str, *, separators: bool = False) -> str:
-    number = f"{count:,}" if separators else str(count)
-    return f"{number} {noun}" if count == 1 else f"{number} {noun}s"
 
 
 def _seconds(value: float) -> str:
@@ -281,9 +277,9 @@ def _name_tokens(url: str) -> frozenset[str]:
 
 def truncation_notice(discovered: int, leaf_sitemaps: int, limit: int) -> str:
     """The §5 notice printed when `max_urls` truncates discovery."""
-    found = _plural(discovered, "page URL", separators=True)
-    leaves = _plural(leaf_sitemaps, "leaf sitemap", separators=True)
-    kept = _plural(limit, "page URL", separators=True)
+    found = plural(discovered, "page URL", separators=True)
+    leaves = plural(leaf_sitemaps, "leaf sitemap", separators=True)
+    kept = plural(limit, "page URL", separators=True)
     return (
         f"Discovered {found} across {leaves}. "
         f"Truncated discovery to the first {kept}; pass --all to lift the limit."

@@ -12,6 +12,7 @@ from .._models import WalkReport
 from .._project import Project
 from .._robots import Robots
 from .._select import Selection
+from .._text import plural
 from .._urls import SlugRegistry
 
 
@@ -64,7 +65,7 @@ class Plan:
             return None
         return (
             f"the filters ({', '.join(self.filters)}) dropped "
-            f"{_plural(self.filtered, 'page URL')} before the selection"
+            f"{plural(self.filtered, 'page URL', separators=True)} before the selection"
         )
 
     @property
@@ -73,7 +74,8 @@ class Plan:
             return None
         shown = ", ".join(self.unrefreshed[:4]) + (", ..." if len(self.unrefreshed) > 4 else "")
         return (
-            f"--refresh-all: {_plural(len(self.unrefreshed), 'page')} extracted earlier "
+            f"--refresh-all: {plural(len(self.unrefreshed), 'page', separators=True)} extracted "
+            "earlier "
             f"{'is' if len(self.unrefreshed) == 1 else 'are'} not in this filtered selection and "
             f"not re-extracted ({shown}); --refresh SLUG re-extracts one"
         )
@@ -120,9 +122,9 @@ class Plan:
                 ),
                 (len(selection.filtered), "not pages (assets, feeds, pagination, API paths)"),
             )
-            found = _plural(self.discovered, "URL")
+            found = plural(self.discovered, "URL", separators=True)
             return f"none of the {found} discovered is a page to extract: {set_aside or 'none'}"
-        found = _plural(selection.discovered, "page")
+        found = plural(selection.discovered, "page", separators=True)
         if selection.mode == "pages" and selection.unmatched:
             named = ", ".join(selection.unmatched)
             if len(selection.unmatched) == 1:
@@ -133,10 +135,6 @@ class Plan:
             (len(selection.requires_auth), "behind a sign-in"),
         )
         return f"none of the {found} discovered can be extracted: {set_aside or 'none selected'}"
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def _listed(names: tuple[str, ...]) -> str:

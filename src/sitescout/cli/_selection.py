@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from .._junk import format_junk_notice
 from .._pagetype import LABELS
 from .._select import FewTemplates, LargeRun, Question, Selection
+from .._text import plural
 from .._urls import url_path
 
 
@@ -27,7 +28,7 @@ def render_selection(
     (`sitemap.xml`, `robots.txt`, ...); `notes` go right after the first line (e.g. the default
     locale note of §12); `limit` is how many URLs the one-line lists show."""
     lines = [
-        f"Discovered {_plural(selection.discovered, 'page')} on {_site_label(site)} ({source})."
+        f"Discovered {plural(selection.discovered, 'page')} on {_site_label(site)} ({source})."
     ]
     lines += notes
     if selection.junk:
@@ -44,7 +45,7 @@ def render_selection(
     lines += [f"  - {_display(item.url)} ({item.label})" for item in selection.kept]
     if selection.cut:
         cut = [_display(item.url) for item in selection.cut]
-        what = _plural(len(cut), "page")
+        what = plural(len(cut), "page")
         lines.append(f"Cut ({what}, --all to lift): {_shown(cut, limit)}")
     return "\n".join(lines)
 
@@ -58,7 +59,7 @@ def warning_text(question: Question) -> str:
         )
     names = ", ".join(LABELS[kind] for kind in question.templates) or "none"
     return (
-        f"Only {_plural(len(question.templates), 'distinct page template')} discoverable "
+        f"Only {plural(len(question.templates), 'distinct page template')} discoverable "
         f"({names}); the selection may not show the range of the site's pages."
     )
 
@@ -75,22 +76,18 @@ def _heading(selection: Selection) -> str:
     if count == 0:
         return "No pages to select."
     if selection.mode == "all":
-        return f"Selecting all {_plural(count, 'page')} (--all):"
+        return f"Selecting all {plural(count, 'page')} (--all):"
     if selection.mode == "pages":
-        return f"Selecting {_plural(count, 'page')} named with --pages:"
+        return f"Selecting {plural(count, 'page')} named with --pages:"
     if selection.mode == "single":
-        return f"Selecting {_plural(count, 'page')} (--single):"
-    return f"Selecting {_plural(count, 'highest-priority page')}:"
+        return f"Selecting {plural(count, 'page')} (--single):"
+    return f"Selecting {plural(count, 'highest-priority page')}:"
 
 
 def _duration(seconds: float) -> str:
     if seconds < 90:
-        return _plural(max(1, round(seconds)), "second")
-    return _plural(round(seconds / 60), "minute")
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+        return plural(max(1, round(seconds)), "second")
+    return plural(round(seconds / 60), "minute")
 
 
 def _shown(paths: Sequence[str], limit: int) -> str:

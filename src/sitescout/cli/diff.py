@@ -41,6 +41,7 @@ from .._groups import OTHER
 from .._inventory import Inventory
 from .._models import InventoryInfo
 from .._signals import RunEnd
+from .._text import plural
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -412,13 +413,18 @@ def _print_notes(changes: Diff, *, verbose: int) -> None:
         skipped = sum(info.skipped.values())
         if skipped:
             reasons = ", ".join(f"{n:,} {why}" for why, n in info.skipped.most_common())
-            err.print(f"warning: {skipped:,} rows of {info.path} skipped: {reasons}", markup=False)
+            err.print(
+                f"warning: {plural(skipped, 'row', separators=True)} of {info.path} skipped: "
+                f"{reasons}",
+                markup=False,
+            )
             if not verbose:
                 for where, why in info.examples:
                     err.print(f"  {info.path}, {where}: {why}", markup=False)
         if duplicates:
             err.print(
-                f"warning: {info.path} lists {duplicates:,} URLs more than once:"
+                f"warning: {info.path} lists {plural(duplicates, 'URL', separators=True)} more than"
+                " once:"
                 " the last row of each counts",
                 markup=False,
             )
@@ -439,8 +445,8 @@ def _summary_line(changes: Diff, elapsed: float, to_file: Path | None) -> str:
         else f"no changes ({c.unchanged:,} URLs unchanged)"
     )
     line = (
-        f"{said}: {changes.old.path} ({changes.old.rows:,} rows) → {changes.new.path} "
-        f"({changes.new.rows:,} rows); {elapsed:.2f} s"
+        f"{said}: {changes.old.path} ({plural(changes.old.rows, 'row', separators=True)}) → "
+        f"{changes.new.path} ({plural(changes.new.rows, 'row', separators=True)}); {elapsed:.2f} s"
     )
     if to_file is not None:
         line += f"\nrows → {to_file}"

@@ -23,6 +23,7 @@ from .._errors import UsageError
 from .._inventory import TEXT_COLUMNS, Inventory
 from .._models import InventoryInfo, WalkReport
 from .._signals import RunEnd
+from .._text import plural
 from .._urls import is_http_url
 from ._app import (
     EXIT_NOTHING,
@@ -237,8 +238,8 @@ def report(
             raise typer.Exit(code)
         if info is not None and info.skipped:
             err.print(
-                f"warning: {sum(info.skipped.values()):,} rows of {url_or_file} skipped: "
-                + _skipped_text(info),
+                f"warning: {plural(sum(info.skipped.values()), 'row', separators=True)} of "
+                f"{url_or_file} skipped: " + _skipped_text(info),
                 markup=False,
             )
         if info is not None and info.missing_columns:
