@@ -26,12 +26,16 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def public_names(module: types.ModuleType) -> set[str]:
-    """Names a user sees in `module`: not private, not a module, not `from __future__` noise."""
+    """Names a user sees in `module`: not private, not a module, not `from __future__` noise.
+
+    Through `dir()` and `getattr`, as a user sees them: `sitescout` loads most of its names on
+    first use (a module `__getattr__`), so its `vars()` hold only those used so far.
+    """
     return {
         name
-        for name, value in vars(module).items()
+        for name in dir(module)
         if not name.startswith("_")
-        and not isinstance(value, types.ModuleType)
+        and not isinstance(getattr(module, name), types.ModuleType)
         and name != "annotations"
     }
 

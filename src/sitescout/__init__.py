@@ -75,20 +75,6 @@ import typing  # as a module: a bare `Any` here would be one more public name
 import warnings
 
 from .__about__ import __version__
-from ._api import (
-    discover_sitemaps,
-    discover_sitemaps_async,
-    extract,
-    extract_async,
-    iter_urls,
-    walk,
-)
-from ._batch import SiteResult, batch
-from ._budget import Budgets
-from ._cookies import Cookie, parse_cookie, parse_cookies_txt
-from ._core import Batch
-from ._diff import Change, Diff, diff, diff_frame
-from ._discover import Discovery
 from ._errors import (
     BlockedAddressError,
     BrowserUnavailableError,
@@ -103,26 +89,86 @@ from ._errors import (
     TooManyRedirects,
     UsageError,
 )
-from ._extract import ExtractOptions, RunResult
-from ._groups import PathGroup, group_by_path_prefix
-from ._http import FetchConfig
-from ._models import (
-    Alternate,
-    CrawlReport,
-    DocumentRecord,
-    Entry,
-    Image,
-    Malformed,
-    News,
-    Video,
-    WalkReport,
-)
-from ._parse import parse_document
-from ._project import ProjectError
-from ._scope import ScopeEstimate, estimate_scope, estimate_scope_async
-from ._table import to_arrow, to_arrow_async, to_pandas, to_pandas_async
-from ._urls import normalize_url, resolve_url, slugify
-from ._walk import SyncEntries, Walk, WalkOptions
+
+if typing.TYPE_CHECKING:  # what type checkers and IDEs see; at run time, `_LAZY` below
+    from ._api import (
+        discover_sitemaps,
+        discover_sitemaps_async,
+        extract,
+        extract_async,
+        iter_urls,
+        walk,
+    )
+    from ._batch import SiteResult, batch
+    from ._budget import Budgets
+    from ._cookies import Cookie, parse_cookie, parse_cookies_txt
+    from ._core import Batch
+    from ._diff import Change, Diff, diff, diff_frame
+    from ._discover import Discovery
+    from ._extract import ExtractOptions, RunResult
+    from ._groups import PathGroup, group_by_path_prefix
+    from ._http import FetchConfig
+    from ._models import (
+        Alternate,
+        CrawlReport,
+        DocumentRecord,
+        Entry,
+        Image,
+        Malformed,
+        News,
+        Video,
+        WalkReport,
+    )
+    from ._parse import parse_document
+    from ._project import ProjectError
+    from ._scope import ScopeEstimate, estimate_scope, estimate_scope_async
+    from ._table import to_arrow, to_arrow_async, to_pandas, to_pandas_async
+    from ._urls import normalize_url, resolve_url, slugify
+    from ._walk import SyncEntries, Walk, WalkOptions
+
+# The public names whose modules load on first use (PEP 562), so that `import sitescout` costs
+# the exception tree and no more: the HTTP client, asyncio, the Rust core, lxml, Dask and the
+# optional extras load with the first name that needs them. Module -> the names it gives; the
+# same objects as a plain import (each is bound here once loaded), mirrored in the block above.
+_LAZY_BY_MODULE: dict[str, tuple[str, ...]] = {
+    "_api": (
+        "discover_sitemaps",
+        "discover_sitemaps_async",
+        "extract",
+        "extract_async",
+        "iter_urls",
+        "walk",
+    ),
+    "_batch": ("SiteResult", "batch"),
+    "_budget": ("Budgets",),
+    "_cookies": ("Cookie", "parse_cookie", "parse_cookies_txt"),
+    "_core": ("Batch",),
+    "_diff": ("Change", "Diff", "diff", "diff_frame"),
+    "_discover": ("Discovery",),
+    "_extract": ("ExtractOptions", "RunResult"),
+    "_groups": ("PathGroup", "group_by_path_prefix"),
+    "_http": ("FetchConfig",),
+    "_models": (
+        "Alternate",
+        "CrawlReport",
+        "DocumentRecord",
+        "Entry",
+        "Image",
+        "Malformed",
+        "News",
+        "Video",
+        "WalkReport",
+    ),
+    "_parse": ("parse_document",),
+    "_project": ("ProjectError",),
+    "_scope": ("ScopeEstimate", "estimate_scope", "estimate_scope_async"),
+    "_table": ("to_arrow", "to_arrow_async", "to_pandas", "to_pandas_async"),
+    "_urls": ("normalize_url", "resolve_url", "slugify"),
+    "_walk": ("SyncEntries", "Walk", "WalkOptions"),
+}
+_LAZY: dict[str, str] = {
+    name: module for module, names in _LAZY_BY_MODULE.items() for name in names
+}
 
 __all__ = [
     "Alternate",
@@ -203,7 +249,11 @@ _DEPRECATED: dict[str, tuple[str, str, str]] = {
 
 
 def __getattr__(name: str) -> typing.Any:
-    # Only reached for names not bound above (PEP 562), so current names cost nothing.
+    # Only reached for names not bound yet (PEP 562): a public name's first use, or an old one.
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value  # bound: the next use is a plain lookup
+        return value
     try:
         module, attr, instead = _DEPRECATED[name]
     except KeyError:
@@ -214,3 +264,8 @@ def __getattr__(name: str) -> typing.Any:
         stacklevel=2,
     )
     return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+
+
+def __dir__() -> list[str]:
+    # Every public name, loaded or not yet (the deprecated ones stay unlisted, as before).
+    return sorted({*globals(), *__all__})

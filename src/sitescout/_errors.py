@@ -27,7 +27,6 @@ walk report. These exceptions surface from single-document helpers and from call
 
 from __future__ import annotations
 
-import asyncio
 from typing import ClassVar, Literal
 
 ErrorClass = Literal[
@@ -125,6 +124,8 @@ def refuse_running_loop(name: str, *, instead: str | None = None) -> None:
     """UsageError naming the async twin when called inside a running event loop, where the sync
     face would have to block that loop (asyncio.run refuses, and says less). The twin is
     `await {name}_async(...)` unless `instead` says what to write."""
+    import asyncio  # here, not at the top: `import sitescout` loads this module, not asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
