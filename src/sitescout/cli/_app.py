@@ -128,6 +128,24 @@ def usage_error(exc: Exception) -> typer.Exit:
 _OTHER_LOGGERS = ("httpx", "httpcore", "hpack", "asyncio", "dask", "distributed", "tornado")
 
 
+# The logging flags every command takes (`setup_logging`'s `quiet` and `verbose`).
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="Only errors on stderr; stdout keeps the data, table or --json."
+    ),
+]
+Verbose = Annotated[
+    int,
+    typer.Option(
+        "--verbose",
+        "-v",
+        count=True,
+        help="Log each sitemap document on stderr; -vv adds the HTTP library's debug log.",
+    ),
+]
+
+
 def setup_logging(verbose: int = 0, *, quiet: bool = False) -> None:
     """Log records on stderr for `-v` (sitescout's own, from INFO: one line per sitemap
     document) and `-vv` (everything, from DEBUG, with logger names); otherwise errors only.
@@ -232,7 +250,3 @@ def _main(
     ] = False,
 ) -> None:
     """sitescout — site inventories from sitemaps, safely, at any size."""
-
-
-def main() -> None:
-    app()

@@ -176,21 +176,6 @@ NoAlternates = Annotated[
 NoAlternatesCounted = Annotated[
     bool, typer.Option("--no-alternates", help="Do not count hreflang alternates.")
 ]
-Quiet = Annotated[
-    bool,
-    typer.Option(
-        "--quiet", "-q", help="Only errors on stderr; stdout keeps the data, table or --json."
-    ),
-]
-Verbose = Annotated[
-    int,
-    typer.Option(
-        "--verbose",
-        "-v",
-        count=True,
-        help="Log each sitemap document on stderr; -vv adds the HTTP library's debug log.",
-    ),
-]
 
 
 # -- fetch control: headers, cookies, credentials, proxy, TLS, rate ----------------------------

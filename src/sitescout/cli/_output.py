@@ -8,13 +8,12 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from .._core import Batch
 from .._models import Entry, WalkReport
-from .._walk import Walk
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -22,6 +21,9 @@ from ._app import (
     RUN_WARNINGS,
     err,
 )
+
+if TYPE_CHECKING:  # the walk loads with the commands that walk, not with `diff`
+    from .._walk import Walk
 
 
 def drain(walk: Walk, consume: Callable[[list[Entry]], None], *, progress: bool) -> None:

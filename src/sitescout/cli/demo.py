@@ -19,8 +19,7 @@ import typer
 
 from .._extract import ExtractOptions, plan_extract
 from .._project import CRAWL_LOG, PAGES, STATE
-from ._app import EXIT_OK, EXIT_USAGE, app, err, setup_logging
-from ._flags import Quiet
+from ._app import EXIT_OK, EXIT_USAGE, Quiet, app, err, setup_logging
 from .extract import after_plan
 
 # `--serve` listens here unless told otherwise: the README's examples use this address.

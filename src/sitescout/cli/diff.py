@@ -47,12 +47,12 @@ from ._app import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
+    Quiet,
     app,
     err,
     setup_logging,
     usage_error,
 )
-from ._flags import Quiet
 from ._output import print_json
 from ._tables import print_table
 

@@ -22,18 +22,26 @@ from .._scope import ScopeEstimate, estimate_scope
 from .._select import PagesWanted, questions
 from .._signals import RunEnd
 from .._urls import is_http_url
-from ._app import EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL, app, err, setup_logging, usage_error
+from ._app import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    Quiet,
+    Verbose,
+    app,
+    err,
+    setup_logging,
+    usage_error,
+)
 from ._flags import (
     Crawl,
     LlmsTxt,
     Locale,
     MapArg,
     PageSource,
-    Quiet,
     Render,
     Sitemap,
     Source,
-    Verbose,
     WalkFlags,
     check_render,
     parse_maps,

@@ -19,7 +19,7 @@ from .._groups import OTHER, PathGroup, PathGrouper
 from .._signals import RunEnd
 from .._urls import origin_of
 from .._walk import Walk
-from ._app import app, setup_logging, usage_error
+from ._app import Quiet, Verbose, app, setup_logging, usage_error
 from ._flags import (
     AsJson,
     Crawl,
@@ -29,10 +29,8 @@ from ._flags import (
     NoAlternatesCounted,
     Offline,
     PageSource,
-    Quiet,
     Sitemap,
     Source,
-    Verbose,
     WalkFlags,
     inventory_options,
     with_walk_flags,

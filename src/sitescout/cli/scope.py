@@ -20,18 +20,16 @@ from rich.table import Table
 from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT, FetchConfig
 from .._scope import SCOPE_FETCH, ScopeEstimate, estimate_scope
-from ._app import EXIT_NOTHING, EXIT_OK, app, setup_logging, usage_error
+from ._app import EXIT_NOTHING, EXIT_OK, Quiet, Verbose, app, setup_logging, usage_error
 from ._flags import (
     AsJson,
     FetchFlags,
     LlmsTxt,
     MapArg,
     Offline,
-    Quiet,
     Sitemap,
     Timeout,
     UserAgent,
-    Verbose,
     parse_maps,
     with_fetch_flags,
 )

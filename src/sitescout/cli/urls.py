@@ -22,7 +22,17 @@ from .._errors import UsageError
 from .._signals import RunEnd, ctrl_c_ignored
 from .._table import COLUMNS, ParquetWriter
 from .._walk import Walk
-from ._app import EXIT_NOTHING, EXIT_OK, EXIT_USAGE, app, err, setup_logging, usage_error
+from ._app import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    EXIT_USAGE,
+    Quiet,
+    Verbose,
+    app,
+    err,
+    setup_logging,
+    usage_error,
+)
 from ._flags import (
     Crawl,
     LlmsTxt,
@@ -31,11 +41,9 @@ from ._flags import (
     NoAlternates,
     Offline,
     PageSource,
-    Quiet,
     Render,
     Sitemap,
     Source,
-    Verbose,
     WalkFlags,
     check_render,
     inventory_options,
