@@ -119,6 +119,27 @@ SMOKES = {
             ),
         ),
         Smoke(
+            "startup.py",
+            (),
+            (
+                # median s, ÷ the baseline; nothing after (no WRONG).
+                *(
+                    (rf"^  {re.escape(label)} +{NUM} s +{NUM}x$", 1)
+                    for label in (
+                        "python -c pass",
+                        'python -c "import sitescout"',
+                        "sitescout --version",
+                        "sitescout --help",
+                    )
+                ),
+                (
+                    rf"^above the baseline: import -?{NUM} s, --version -?{NUM} s,"
+                    rf" --help -?{NUM} s$",
+                    1,
+                ),
+            ),
+        ),
+        Smoke(
             "tables.py",
             (),
             tuple(

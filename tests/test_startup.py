@@ -1,0 +1,147 @@
+"""Start-up: what `import sitescout` and `sitescout --version` load, not how long they take.
+
+Each check runs in a fresh interpreter and reads its `sys.modules`: a module imported at the
+top of the wrong file fails here, on any machine. The seconds are measured by
+`benchmarks/startup.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import sitescout
+import sitescout.cli
+from sitescout.cli import app
+
+# What `import sitescout` does not load: the HTTP client and its event loop, the Rust core, the
+# parsers, the cluster, the extras, the browser, the CLI. Each comes with the first name or
+# command that needs it.
+NOT_ON_IMPORT = (
+    "asyncio",
+    "httpx",
+    "httpcore",
+    "lxml",
+    "protego",
+    "jsonschema_rs",
+    "dask",
+    "distributed",
+    "pyarrow",
+    "pandas",
+    "playwright",
+    "typer",
+    "click",
+    "rich",
+    "sitescout._core",
+    "sitescout._models",
+    "sitescout._api",
+    "sitescout.cli",
+)
+# What `sitescout --version` does not load besides: no command, nor the app that holds them.
+NOT_ON_VERSION = (*NOT_ON_IMPORT[:-1], "sitescout.cli._app", "sitescout.cli._flags")
+
+SITESCOUT = Path(sys.executable).with_name("sitescout")
+
+
+def loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `code` (its stdout is not read)."""
+    dump = "import json, sys; print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    proc = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{dump}"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    names: list[str] = json.loads(proc.stderr.splitlines()[-1])
+    return set(names)
+
+
+def run_main(*args: str) -> str:
+    """`sitescout ARGS` through the program's entry point, in code for `loaded_after`."""
+    return (
+        "import sys\n"
+        f"sys.argv = ['sitescout', *{list(args)!r}]\n"
+        "from sitescout.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as end:\n"
+        "    assert end.code in (0, None), end.code\n"
+    )
+
+
+def test_import_sitescout_loads_none_of_the_heavy_modules() -> None:
+    loaded = loaded_after("import sitescout")
+    assert sorted(loaded & set(NOT_ON_IMPORT)) == []
+
+
+def test_a_public_name_loads_its_module_on_first_use() -> None:
+    loaded = loaded_after("import sitescout\nsitescout.Entry")
+    assert "sitescout._models" in loaded
+    assert "httpx" not in loaded  # and only what that module needs
+
+
+def test_version_loads_no_command() -> None:
+    loaded = loaded_after(run_main("--version"))
+    assert sorted(loaded & set(NOT_ON_VERSION)) == []
+
+
+def test_version_prints_what_the_app_prints() -> None:
+    proc = subprocess.run(
+        [SITESCOUT, "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        0,
+        f"sitescout {sitescout.__version__}\n",
+        "",
+    )
+    via_app = CliRunner().invoke(app, ["--version"])
+    assert (via_app.exit_code, via_app.stdout) == (0, proc.stdout)
+
+
+def test_a_command_loads_its_own_module_only() -> None:
+    loaded = loaded_after(run_main("diff", "--help"))
+    commands = {f"sitescout.cli.{name}" for name in sitescout.cli.COMMANDS}
+    assert sorted(loaded & commands) == ["sitescout.cli.diff"]
+    # `diff` reads saved files: neither the walk nor the HTTP client comes with it.
+    assert sorted(loaded & {"httpx", "sitescout._http", "sitescout._walk"}) == []
+
+
+def test_help_loads_every_command() -> None:
+    loaded = loaded_after(run_main("--help"))
+    assert {f"sitescout.cli.{name}" for name in sitescout.cli.COMMANDS} <= loaded
+
+
+def test_the_command_modules_are_the_commands() -> None:
+    """`main` finds a command's module by its name: each module registers the command named so."""
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    assert sorted(group.commands) == sorted(sitescout.cli.COMMANDS)
+    for name, command in group.commands.items():
+        assert command.callback is not None
+        assert command.callback.__module__ == f"sitescout.cli.{name}"
+
+
+def test_the_root_takes_no_option_with_a_value() -> None:
+    """What `main` relies on to find the command: the first argument that is not an option."""
+    group = typer.main.get_command(app)
+    params = group.get_params(typer.Context(group))
+    assert sorted(opt for param in params for opt in param.opts) == ["--help", "--version"]
+    assert all(getattr(param, "is_flag", False) for param in params)
+
+
+@pytest.mark.parametrize("name", sitescout.__all__)
+def test_every_public_name_resolves_and_is_listed(name: str) -> None:
+    value = getattr(sitescout, name)
+    assert name in dir(sitescout)
+    if not isinstance(value, (str, types.ModuleType)):  # `__version__`
+        assert getattr(sys.modules[value.__module__], name) is value
