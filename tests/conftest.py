@@ -263,6 +263,7 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
         "test_every_page_lands_in_exactly_one_list",
         "test_selection_does_not_depend_on_input_order",
     ),
+    "test_startup.py": ("test_a_command_alone_says_what_it_says_among_all",),
     "test_table.py": (
         "test_arrow_lastmod_parsing_agrees_with_the_rule",
         "test_python_memory_grows_per_batch_not_per_url",

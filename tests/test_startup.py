@@ -8,6 +8,7 @@ top of the wrong file fails here, on any machine. The seconds are measured by
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import types
@@ -145,3 +146,15 @@ def test_every_public_name_resolves_and_is_listed(name: str) -> None:
     assert name in dir(sitescout)
     if not isinstance(value, (str, types.ModuleType)):  # `__version__`
         assert getattr(sys.modules[value.__module__], name) is value
+
+
+@pytest.mark.parametrize("name", sitescout.cli.COMMANDS)
+def test_a_command_alone_says_what_it_says_among_all(name: str) -> None:
+    """A command's help with only its module loaded (the program) is its help in the full app."""
+    env = {**os.environ, "COLUMNS": "120", "TERMINAL_WIDTH": "120"}
+    alone = subprocess.run(
+        [SITESCOUT, name, "--help"], capture_output=True, text=True, env=env, timeout=60
+    )
+    among_all = CliRunner().invoke(app, [name, "--help"], env=env, prog_name="sitescout")
+    assert alone.returncode == among_all.exit_code == 0, alone.stderr
+    assert alone.stdout == among_all.stdout
