@@ -7,6 +7,7 @@ top of the wrong file fails here, on any machine. The seconds are measured by
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -158,3 +159,21 @@ def test_a_command_alone_says_what_it_says_among_all(name: str) -> None:
     among_all = CliRunner().invoke(app, [name, "--help"], env=env, prog_name="sitescout")
     assert alone.returncode == among_all.exit_code == 0, alone.stderr
     assert alone.stdout == among_all.stdout
+
+
+def test_the_lazy_table_mirrors_what_type_checkers_see() -> None:
+    """`_LAZY_BY_MODULE` (run time) and the `TYPE_CHECKING` imports (mypy, IDEs) name the same
+    names from the same modules; with the eager ones, they are `__all__`."""
+    tree = ast.parse(Path(sitescout.__file__).read_text(encoding="utf-8"))
+    guarded = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "typing.TYPE_CHECKING"
+    )
+    seen: dict[str, tuple[str, ...]] = {}
+    for node in guarded.body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+        seen[node.module] = tuple(alias.name for alias in node.names)
+    assert seen == sitescout._LAZY_BY_MODULE
+    eager = {name for name in vars(sitescout) if name in sitescout.__all__} - set(sitescout._LAZY)
+    assert sorted(eager | set(sitescout._LAZY)) == sitescout.__all__
