@@ -124,7 +124,7 @@ def test_demo_prints_the_selection_and_writes_the_artifacts(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert "Selecting 5 highest-priority pages:" in proc.stdout
     assert "  - / (home)" in proc.stdout
-    assert "Filtered as likely junk (3): /test/, /sample-page/, /holiday1/" in proc.stdout
+    assert "Filtered as likely junk (3): /holiday1/, /sample-page/, /test/" in proc.stdout
     out = tmp_path / "sitescout-demo"
     assert (out / CRAWL_LOG).is_file() and (out / STATE).is_file()
     assert len(list((out / "pages").glob("*.json"))) == 5

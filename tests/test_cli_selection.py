@@ -79,7 +79,7 @@ def test_render_default() -> None:
     text = render_selection(select(), site="https://example.com/", source="sitemap.xml")
     assert text == (
         "Discovered 20 pages on https://example.com (sitemap.xml).\n"
-        r"Filtered as likely junk (3): /test/, /sample-page/, /holiday1/" + "\n"
+        r"Filtered as likely junk (3): /holiday1/, /sample-page/, /test/" + "\n"
         "  Override: include any of these explicitly with --pages, or pass\n"
         "  --no-junk-filter to disable filtering entirely.\n"
         "Requires sign-in, not fetched (1): /account/settings/\n"

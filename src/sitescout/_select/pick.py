@@ -106,6 +106,9 @@ def _classify_all(
         if verdict.decision == "flag":
             flagged.add(candidate.url)
         pages.append(candidate)
+    # In URL order: candidates come in the order concurrent documents arrived, which changes
+    # from run to run, and the lists a user sees (junk, sign-in, cut) must not.
+    pages.sort(key=lambda c: c.url)
     return pages, dropped, flagged
 
 
