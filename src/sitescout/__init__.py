@@ -46,7 +46,7 @@ network I/O; nothing imports `cli`):
     _ledger.py     the walk's decisions (settle, under the base path, finish), synchronous
     _walk/         the walker: options, plan (which source next, pure), documents (fetch,
                    scan, ledger), children (which child sitemaps), emitter (seen-set, base
-                   path, cap, filters, batches; pure), llms_source, walk (the thin Walk)
+                   path, cap, filters, batches), llms_source, walk (the thin Walk)
     _crawl.py      the link crawl when a site has no sitemap; _render.py drives Chromium for it
     _groups.py     streaming path groups
     _scope/        the pre-flight estimate: rules (pure arithmetic and notes), documents,
