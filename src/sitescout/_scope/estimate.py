@@ -20,6 +20,7 @@ from .._llms import candidates
 from .._local import STDIN_URL, LocalFiles, check_maps, is_file_url
 from .._locale import base_prefix
 from .._models import LlmsSummary
+from .._text import plural
 from .._urls import normalize_url, origin_of
 from .._walk import as_walk_url, require_http_url
 from .documents import DocumentRead, DocumentReader
@@ -101,7 +102,7 @@ class _Estimator:
             await self._read_llms(fetcher)
         if self.reader.not_fetched:
             n = self.reader.not_fetched
-            self.notes.append(f"offline: {n} http(s) document{'s' if n != 1 else ''} not fetched")
+            self.notes.append(f"offline: {plural(n, 'http(s) document')} not fetched")
 
     async def _read_llms(self, fetcher: Fetcher) -> None:
         """Whether the site publishes an llms.txt and how many page links it has (its aggregate

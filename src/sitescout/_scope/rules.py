@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from .._locale import SiblingLocales, multilingual, normalize_locale
 from .._models import SITEMAP_KINDS, DocumentKind
+from .._text import plural
 from .._urls import url_path
 
 # How a walk of the site would have to read it (§9 step 6); see `ScopeEstimate.transport`.
@@ -206,7 +207,7 @@ def children_notes(
     notes: list[str] = []
     if escaped:
         n = escaped
-        what = f"{n} child sitemap path{'s' if n != 1 else ''}"
+        what = plural(n, "child sitemap path")
         if on_stdin:
             notes.append(f"{what} cannot be read: a relative path has no folder on stdin")
         else:

@@ -22,6 +22,7 @@ from .._ledger import WalkLedger
 from .._local import STDIN_URL, is_file_url, local_child
 from .._models import DocumentRecord, Malformed, WalkReport
 from .._parse import SitemapParser
+from .._text import plural
 from .._urls import document_key
 from .children import ChildSitemaps
 from .emitter import Emitter
@@ -260,12 +261,11 @@ class DocumentTask:
         if self._offline_skipped:
             count = self._offline_skipped
             self.report.notes.append(
-                f"offline: {count} http(s) sitemap document{'s' if count != 1 else ''} not fetched"
+                f"offline: {plural(count, 'http(s) sitemap document')} not fetched"
             )
         for budget, count in self._unread.items():
             self.report.notes.append(
-                f"{count} sitemap document{'s' if count != 1 else ''} left unread: "
-                f"{budget_label(budget)} reached"
+                f"{plural(count, 'sitemap document')} left unread: {budget_label(budget)} reached"
             )
 
 

@@ -17,6 +17,7 @@ from .._budget import BudgetTracker
 from .._core import Batch, LlmsIndex, SeenSet
 from .._ledger import WalkLedger
 from .._models import WalkReport
+from .._text import plural
 from .options import WalkOptions
 
 __all__ = ["BATCH_SIZE", "MAX_BATCH_WAIT", "Emitter"]
@@ -132,9 +133,7 @@ class Emitter:
         if self.report.filtered_pages:
             count = self.report.filtered_pages
             since = f" (since {self.since.isoformat()})" if self.since is not None else ""
-            self.report.notes.append(
-                f"filters dropped {count} page URL{'s' if count != 1 else ''}" + since
-            )
+            self.report.notes.append(f"filters dropped {plural(count, 'page URL')}" + since)
 
     def _place(self, rows: Batch, scoped: bool) -> None:
         if self.ledger.prefix is not None and not scoped and rows:

@@ -329,7 +329,7 @@ def _abandon(changes: Diff, rows: _Rows | None) -> None:
 
 def _table(found: list[GroupChanges], origin: str | None) -> Table:
     total = sum(g.total for g in found)
-    caption = f"{total:,} changed URLs in {len(found):,} group{'' if len(found) == 1 else 's'}"
+    caption = f"{total:,} changed URLs in {plural(len(found), 'group', separators=True)}"
     if origin is not None:
         caption += f" on {origin}"
     table = Table(box=box.SIMPLE_HEAD, caption=caption, caption_justify="left")

@@ -21,6 +21,7 @@ from .._pages import PageOutcome
 from .._scope import ScopeEstimate, estimate_scope
 from .._select import PagesWanted, questions
 from .._signals import RunEnd
+from .._text import plural
 from .._urls import is_http_url
 from ._app import (
     EXIT_NOTHING,
@@ -335,7 +336,7 @@ def _print_outcome(plan: Plan, result: RunResult, proceeded: bool) -> None:
         typer.echo(f"Not extracting (declined). The run is recorded in {where}/_crawl-log.json.")
         return
     done = len(result.successes)
-    line = f"Extracted {done} page{'s' if done != 1 else ''} into {where}/"
+    line = f"Extracted {plural(done, 'page')} into {where}/"
     extras = []
     if result.failures:
         extras.append(f"{len(result.failures)} failed")
