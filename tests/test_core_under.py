@@ -189,7 +189,7 @@ def test_any_text(url: str, prefix: str) -> None:
 def scoped(
     urls: list[str], site: tuple[str, str], prefix: str
 ) -> tuple[list[str], tuple[int, int]]:
-    """What the walk kept before: `rows.retain_urls(ledger.under_base_path)`, and its counts."""
+    """What the walk kept before the rule moved into the core, and its counts."""
     kept, examined, matched = [], 0, 0
     for url in urls:
         verdict = ref.in_scope(url, site, prefix)
@@ -250,7 +250,7 @@ def test_retain_under_on_a_walk_like_batch() -> None:
     assert batch_of(urls).retain_under("example.com", "", "/") == (6, 6)
 
 
-def test_the_ledger_counts_a_batch_as_it_counts_urls() -> None:
+def test_the_ledger_counts_a_batch_as_the_reference_counts_urls() -> None:
     urls = [f"https://example.com/{p}/{i}" for i in range(50) for p in ("docs", "blog")]
     urls += ["https://elsewhere.com/docs/1", "https://www.example.com/docs"]
 
@@ -263,16 +263,13 @@ def test_the_ledger_counts_a_batch_as_it_counts_urls() -> None:
             max_document_bytes=1 << 20,
         )
 
-    one_by_one, batched = ledger(), ledger()
-    kept = [u for u in urls if one_by_one.under_base_path(u)]
+    batched = ledger()
+    kept, counts = scoped(urls, ref.site_key("https://example.com/docs/"), "/docs/")
     batch = batch_of(urls)
     batched.retain_under_base_path(batch)
     assert batch.urls() == kept
     assert (batched.prefix_examined, batched.prefix_matched) == (101, 51)
-    assert (batched.prefix_examined, batched.prefix_matched) == (
-        one_by_one.prefix_examined,
-        one_by_one.prefix_matched,
-    )
+    assert (batched.prefix_examined, batched.prefix_matched) == counts
 
 
 # --------------------------------------------------------------------------- classify

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sitescout._budget import Budgets, BudgetTracker, budget_label
+from sitescout._core import Batch
 from sitescout._errors import FetchError, FetchTimeoutError, HTTPError, NetworkError
 from sitescout._http import Response
 from sitescout._ledger import WalkLedger
@@ -184,13 +185,18 @@ def test_any_root_was_sitemap(
 # -- scope -------------------------------------------------------------------------------------
 
 
+def rows_of(urls: list[str]) -> Batch:
+    rows = Batch()
+    for url in urls:
+        rows.push(url, SITE + "/sitemap.xml", 1, "sitemap")
+    return rows
+
+
 def test_under_base_path_counts_same_site_urls_only() -> None:
     book, _, _ = ledger(prefix="/docs/")
-    verdicts = [
-        book.under_base_path(url)
-        for url in (f"{SITE}/docs/a", f"{SITE}/blog/b", "https://elsewhere.test/docs/c")
-    ]
-    assert verdicts == [True, False, False]
+    rows = rows_of([f"{SITE}/docs/a", f"{SITE}/blog/b", "https://elsewhere.test/docs/c"])
+    book.retain_under_base_path(rows)
+    assert rows.urls() == [f"{SITE}/docs/a"]
     assert (book.prefix_matched, book.prefix_examined) == (1, 2)
     assert (book.llms_matched, book.llms_examined) == (0, 0)
 
@@ -211,8 +217,9 @@ def test_llms_links_are_counted_apart() -> None:
 
 def test_finish_warns_per_source_that_missed_the_prefix() -> None:
     book, report, _ = ledger(prefix="/docs/")
-    for i in range(101):
-        book.under_base_path(f"{SITE}/docs/a" if i == 0 else f"{SITE}/blog/{i}")
+    book.retain_under_base_path(
+        rows_of([f"{SITE}/docs/a" if i == 0 else f"{SITE}/blog/{i}" for i in range(101)])
+    )
     for i in range(3):
         book.llms_under_base_path(f"{SITE}/docs/{i}")
     book.finish()

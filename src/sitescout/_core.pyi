@@ -1,7 +1,7 @@
 """Types of the native core (`rust/`): the sitemap scanner, the URL rules' hot path, the seen-set
 and the batch encoders."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from ._models import Entry
 
@@ -30,7 +30,6 @@ class Batch:
         canonical: str | None = None,
         sources: list[str] = ...,
     ) -> None: ...
-    def retain_urls(self, keep: Callable[[str], bool]) -> int: ...
     def retain_under(self, site_host: str, site_port: str, prefix: str) -> tuple[int, int]: ...
     def retain_new(self, seen: SeenSet) -> int: ...
     def retain_new_with_alternates(self, seen: SeenSet) -> tuple[int, Batch]: ...

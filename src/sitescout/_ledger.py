@@ -93,20 +93,9 @@ class WalkLedger:
 
     # -- scope ------------------------------------------------------------------------------------
 
-    def under_base_path(self, url: str) -> bool:
-        """Whether a sitemap's page URL is under the base path; other sites are not counted."""
-        assert self.prefix is not None
-        if site_key(url) != self._site_key:
-            return False
-        self.prefix_examined += 1
-        if under_prefix(url, self.prefix):
-            self.prefix_matched += 1
-            return True
-        return False
-
     def retain_under_base_path(self, rows: Batch) -> None:
-        """`under_base_path` over a batch, in the core: keep the rows under the base path, and count
-        the same-site ones examined and matched."""
+        """Keep the rows of a sitemap batch under the base path, in the core, and count the
+        same-site ones examined and matched (other sites' rows go uncounted)."""
         assert self.prefix is not None
         host, port = self._site_key
         examined, matched = rows.retain_under(host, port, self.prefix)

@@ -132,31 +132,6 @@ impl Batch {
         Ok(())
     }
 
-    /// Keep the rows whose URL `keep(url)` accepts; returns how many went.
-    fn retain_urls(&mut self, keep: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let before = self.rows.0.len();
-        let mut failure = None;
-        self.rows.0.retain(|row| {
-            if failure.is_some() {
-                return true;
-            }
-            match keep
-                .call1((row.entry.url.as_str(),))
-                .and_then(|v| v.is_truthy())
-            {
-                Ok(kept) => kept,
-                Err(err) => {
-                    failure = Some(err);
-                    true
-                }
-            }
-        });
-        match failure {
-            Some(err) => Err(err),
-            None => Ok(before - self.rows.0.len()),
-        }
-    }
-
     /// Keep the rows of the site `(site_host, site_port)` (a `site_key`) whose URL lies under
     /// `prefix` (`under_prefix`): how many of the site's rows were examined and how many matched.
     /// Other sites' rows go, uncounted (the narrow-prefix warning's counts).
