@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import refuse_running_loop
-from ._extras import require_pandas
-from ._extras import require_pyarrow as require_pyarrow  # where `_batch` and the CLI look
+from ._extras import require_pandas, require_pyarrow
 from ._models import Entry
 from ._select import lastmod_datetime
 from ._walk import Walk, WalkOptions, as_walk_url, walk_options

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import UsageError
+from .._extras import require_pyarrow
 from .._locale import base_prefix, path_locale
 from .._project import lock_directory
 from .._signals import ctrl_c_ignored, ctrl_c_sets
-from .._table import require_pyarrow
 from .._urls import is_http_url
 from .._walk import WalkOptions, walk_options
 from .parts import SiteJob, complete_result

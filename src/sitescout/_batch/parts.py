@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core import Batch, SeenSet
-from .._table import ParquetWriter, require_pyarrow
+from .._extras import require_pyarrow
+from .._table import ParquetWriter
 from .._walk import WalkOptions
 from .results import SiteResult
 from .sites import partition_name

@@ -11,8 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .._extras import require_pyarrow
 from .._models import WalkReport
-from .._table import require_pyarrow
 
 # -- what a site's walk produced ----------------------------------------------------------------
 

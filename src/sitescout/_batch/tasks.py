@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .._extras import require_pyarrow
 from .._models import WalkReport
-from .._table import require_pyarrow
 from .._urls import document_key
 from .._walk import Walk
 from .parts import Part, Parts, SiteJob, duplicate_rows, hashed, promote, promoted
