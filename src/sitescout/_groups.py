@@ -38,6 +38,7 @@ __all__ = [
     "PathGrouper",
     "group_by_path_prefix",
     "group_key",
+    "keep_shortest",
     "split_groups",
     "subgroup_key",
 ]
@@ -99,28 +100,31 @@ def _fewest(urls: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(urls), key=sample_order)[:MAX_SAMPLES])
 
 
+def keep_shortest(samples: list[str], url: str, limit: int) -> None:
+    """Take `url` into `samples` (kept in `sample_order`, no URL twice) if it is among the
+    `limit` first in that order; the one it displaces goes."""
+    if len(samples) >= limit:
+        if sample_order(url) >= sample_order(samples[-1]) or url in samples:
+            return
+        samples.pop()
+    elif url in samples:
+        return
+    insort(samples, url, key=sample_order)
+
+
 class _Group:
-    __slots__ = ("count", "longest", "samples")
+    __slots__ = ("count", "samples")
 
     def __init__(self) -> None:
         self.count = 0
         self.samples: list[str] = []  # sorted by sample_order, at most MAX_SAMPLES
-        self.longest = 0  # len(samples[-1]) once full: most URLs are rejected on length alone
 
     def add(self, url: str) -> None:
         self.count += 1
         samples = self.samples
-        if len(samples) == MAX_SAMPLES:
-            if len(url) > self.longest or sample_order(url) >= sample_order(samples[-1]):
-                return
-            if url in samples:
-                return
-            samples.pop()
-        elif url in samples:
-            return
-        insort(samples, url, key=sample_order)
-        if len(samples) == MAX_SAMPLES:
-            self.longest = len(samples[-1])
+        # Once full, most URLs are longer than the longest sample: refused on length alone.
+        if len(samples) < MAX_SAMPLES or len(url) <= len(samples[-1]):
+            keep_shortest(samples, url, MAX_SAMPLES)
 
 
 class PathGrouper:

@@ -4,13 +4,12 @@ are the same, and the changes tallied per path group (the grouping `sitescout gr
 from __future__ import annotations
 
 import logging
-from bisect import insort
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from .._errors import UsageError
-from .._groups import MAX_GROUPS, OTHER, group_key, sample_order
+from .._groups import MAX_GROUPS, OTHER, group_key, keep_shortest
 from .._select import lastmod_datetime
 
 log = logging.getLogger(__package__)
@@ -92,12 +91,7 @@ class Tally:
 
     def add(self, change: Change) -> None:
         self.counts[change.change] += 1
-        kept = self.examples[change.change]
-        if len(kept) == EXAMPLES:
-            if sample_order(change.url) >= sample_order(kept[-1]):
-                return
-            kept.pop()
-        insort(kept, change.url, key=sample_order)
+        keep_shortest(self.examples[change.change], change.url, EXAMPLES)
 
 
 KINDS: tuple[ChangeKind, ...] = (ADDED, REMOVED, CHANGED)
