@@ -285,6 +285,7 @@ def test_bad_input_exits_2_with_one_line(
     [
         (("-f", "parquet"), "--format parquet needs --output FILE"),
         (("-o", "changes.dat"), "give --format"),
+        (("-o", "changes.txt"), "give --format"),  # plain URLs are read, never written here
         (("--depth", "0"), "--depth"),
     ],
 )

@@ -43,6 +43,7 @@ __all__ = [
     "CHUNK",
     "FORMAT_NAMES",
     "LINE_LIMIT",
+    "SUFFIXES",
     "TEXT_COLUMNS",
     "Columns",
     "Inventory",

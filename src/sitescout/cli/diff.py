@@ -38,7 +38,7 @@ from .._diff import (
 from .._errors import UsageError
 from .._extras import require_pyarrow
 from .._groups import OTHER
-from .._inventory import Inventory
+from .._inventory import SUFFIXES, Inventory
 from .._models import InventoryInfo
 from .._signals import RunEnd
 from .._text import plural
@@ -60,7 +60,6 @@ EXIT_INTERRUPTED = 130  # what a shell reports for a command ended by Ctrl-C
 EXAMPLE_COLUMN, EXAMPLE_LEAST = 4, 12  # the one column that narrows, and how far
 MARKS = {ADDED: "+", REMOVED: "-", CHANGED: "~"}
 ROW_COLUMNS = ("url", "change", "old_lastmod", "new_lastmod")
-_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv"}
 
 
 class RowFormat(StrEnum):
@@ -157,11 +156,9 @@ def _rows_format(fmt: RowFormat | None, output: Path | None) -> RowFormat | None
         return fmt
     if str(output) == "-":
         return RowFormat.jsonl
-    suffix = output.suffix.lower()
-    if suffix == ".parquet":
-        return RowFormat.parquet
-    if suffix in _SUFFIXES:
-        return RowFormat(_SUFFIXES[suffix])
+    named = SUFFIXES.get(output.suffix.lower(), "")  # the suffixes an inventory is read by
+    if named in RowFormat.__members__:
+        return RowFormat(named)
     raise UsageError(f"cannot tell the format of {output} from its name: give --format")
 
 

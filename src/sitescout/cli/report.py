@@ -20,7 +20,7 @@ import typer
 from ..__about__ import __version__
 from .._api import walk as start_walk
 from .._errors import UsageError
-from .._inventory import TEXT_COLUMNS, Inventory
+from .._inventory import SUFFIXES, TEXT_COLUMNS, Inventory
 from .._models import InventoryInfo, WalkReport
 from .._signals import RunEnd
 from .._text import plural
@@ -110,7 +110,8 @@ class _Target:
             self.temp = None
 
 
-_INVENTORY_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
+# The suffixes an inventory is read by, but plain URLs: a `.txt` file is a sitemap to walk.
+_INVENTORY_SUFFIXES = tuple(suffix for suffix, fmt in SUFFIXES.items() if fmt != "txt")
 
 
 def _looks_like_url(value: str) -> bool:
