@@ -17,6 +17,7 @@ from .._api import walk as start_walk
 from .._errors import UsageError
 from .._groups import OTHER, PathGroup, PathGrouper
 from .._signals import RunEnd
+from .._text import plural
 from .._urls import origin_of
 from .._walk import Walk
 from ._app import Quiet, Verbose, app, setup_logging, usage_error
@@ -59,19 +60,14 @@ def _short(url: str, origin: str) -> str:
     return rest if rest.startswith("/") else url
 
 
-def _counted(n: int, word: str) -> str:
-    """`1 group`, `1,204 documents`: with thousands separators, unlike the §11 block's counts."""
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
 def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
     total = sum(g.count for g in groups)
     largest = max((g.count for g in groups), default=0)
     report = walk.report
     origin = origin_of(walk.url)
     caption = (
-        f"{total:,} URLs in {_counted(len(groups), 'group')} "
-        f"from {_counted(len(report.documents), 'document')}"
+        f"{total:,} URLs in {plural(len(groups), 'group', separators=True)} "
+        f"from {plural(len(report.documents), 'document', separators=True)}"
     )
     if report.budgets_hit:
         caption += " · budgets hit: " + ", ".join(report.budgets_hit)
