@@ -487,11 +487,18 @@ class Farm:
 # -- helpers for the tests -----------------------------------------------------------------------
 
 
-def _socket_inode(peer: tuple[str, int]) -> str | None:
-    """The inode of the local TCP socket whose address is `peer` (Linux /proc/net/tcp)."""
-    host, port = peer
-    packed = socket.inet_aton(host)
-    want = f"{int.from_bytes(packed, 'little'):08X}:{port:04X}"
+def _hex_address(address: tuple[str, int]) -> str:
+    host, port = address[0], address[1]
+    return f"{int.from_bytes(socket.inet_aton(host), 'little'):08X}:{port:04X}"
+
+
+def _socket_inode(peer: tuple[str, int], server: tuple[str, int]) -> str | None:
+    """The inode of the open TCP socket from `peer` to `server` (Linux /proc/net/tcp).
+
+    Both ends are matched and sockets without an owner (inode 0: TIME_WAIT and the like) are
+    skipped: an earlier, closed connection from the same ephemeral port to another server can
+    still be listed, and matching it would name no process."""
+    local, remote = _hex_address(peer), _hex_address(server)
     try:
         with open("/proc/net/tcp") as f:
             lines = f.readlines()[1:]
@@ -499,17 +506,18 @@ def _socket_inode(peer: tuple[str, int]) -> str | None:
         return None
     for line in lines:
         fields = line.split()
-        if len(fields) > 9 and fields[1] == want:
+        if len(fields) > 9 and fields[1] == local and fields[2] == remote and fields[9] != "0":
             return fields[9]
     return None
 
 
-def owner_pid(peer: tuple[str, int], pids: Iterable[int]) -> int | None:
-    """Which of `pids` holds the client socket of a connection seen from its peer address.
+def owner_pid(handler: BaseHTTPRequestHandler, pids: Iterable[int]) -> int | None:
+    """Which of `pids` holds the client socket of the connection `handler` is serving.
 
     Used to kill the very worker process that is fetching a document: the server sees the
     worker's (address, port); the kernel knows which process has that socket open."""
-    inode = _socket_inode(peer)
+    server: tuple[str, int] = handler.connection.getsockname()
+    inode = _socket_inode(handler.client_address, server)
     if inode is None:
         return None
     target = f"socket:[{inode}]"

@@ -619,7 +619,7 @@ def test_a_killed_worker_loses_and_doubles_nothing(
         with lock:
             if state:
                 return
-            owner = owner_pid(handler.client_address, pids)
+            owner = owner_pid(handler, pids)
             state["owner"] = owner
             state["pid"] = owner if owner is not None else random.choice(pids)
             os.kill(state["pid"], signal.SIGKILL)
@@ -890,7 +890,7 @@ def test_cli_reads_a_csv_with_a_url_column(
     farm: Farm = farm_factory(["plain", "cycle", "nosite"])
     workers = set(client.run(os.getpid, wait=True).values())
     fetched_by: list[int | None] = []
-    farm.sites[0].hooks.append(lambda h: fetched_by.append(owner_pid(h.client_address, workers)))
+    farm.sites[0].hooks.append(lambda h: fetched_by.append(owner_pid(h, workers)))
     sites_csv = tmp_path / "sites.csv"
     sites_csv.write_text(
         "name,url,notes\n"
