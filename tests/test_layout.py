@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_report_html",
         },
     ),
-    ("I/O", {"_http", "_local", "_project", "_render", "_demo", "_inventory", "_diff"}),
+    ("I/O", {"_http", "_local", "_project", "_state", "_render", "_demo", "_inventory", "_diff"}),
     (
         "orchestration",
         {

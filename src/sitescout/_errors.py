@@ -5,7 +5,7 @@
     SitescoutError                 base of everything raised on purpose
     ├── UsageError                 the caller's mistake: bad URL, bad option (CLI exit 2)
     │   ├── BrowserUnavailableError  --render without Playwright or Chromium installed
-    │   └── ProjectError           the project directory cannot be used (see `_project`)
+    │   └── ProjectError           a project or walk-state directory cannot be used
     ├── FetchError                 one document or page could not be fetched (carries .url)
     │   ├── HTTPError              final status >= 400 (carries .status)
     │   ├── ContentTypeError       the body is not what was asked for (e.g. not HTML)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ._errors import ErrorClass
+from ._text import byte_size
 
 # -- one HTML page, as `_html` reads it ----------------------------------------------------------
 
@@ -177,6 +178,61 @@ _LEAF_KINDS = frozenset({"urlset", "rss", "atom", "text"})
 
 
 @dataclass(slots=True)
+class RewalkSummary:
+    """What a walk with a state directory saved: documents the server said did not change (or
+    sent again unchanged) were read from the state, the rest downloaded."""
+
+    directory: str
+    known: int = 0  # documents the stored state held
+    not_modified: int = 0  # answered 304 and read from the state
+    same_body: int = 0  # downloaded again, byte for byte what the state held
+    trusted: int = 0  # not requested: its index lastmod had not moved (`trust_lastmod`)
+    fetched: int = 0  # downloaded: new, changed, or with no stored copy to compare
+    refetched: int = 0  # a 304 whose stored copy was missing or damaged, fetched again
+    downloaded: int = 0  # body bytes over the network, as sent (compressed)
+    total: int = 0  # body bytes of every document read, from the network or the state
+    ignored: str | None = None  # why the stored state was not used, when it was not
+
+    @property
+    def unchanged(self) -> int:
+        return self.not_modified + self.same_body + self.trusted
+
+    def line(self) -> str:
+        """One line for the summary: what the state saved ("18 of 20 documents unchanged
+        (304), 2 fetched; 1.9 MB of 41.0 MB downloaded")."""
+        ways = [
+            (self.not_modified, "304"),
+            (self.same_body, "the same bytes"),
+            (self.trusted, "index lastmod"),
+        ]
+        said = [(n, how) for n, how in ways if n]
+        how = ""
+        if len(said) == 1:
+            how = f" ({said[0][1]})"
+        elif said:
+            how = " (" + ", ".join(f"{n} by {what}" for n, what in said) + ")"
+        documents = self.unchanged + self.fetched
+        return (
+            f"{self.unchanged} of {documents} documents unchanged{how}, {self.fetched} fetched;"
+            f" {byte_size(self.downloaded)} of {byte_size(self.total)} downloaded"
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "directory": self.directory,
+            "known": self.known,
+            "not_modified": self.not_modified,
+            "same_body": self.same_body,
+            "trusted": self.trusted,
+            "fetched": self.fetched,
+            "refetched": self.refetched,
+            "downloaded_bytes": self.downloaded,
+            "total_bytes": self.total,
+            "ignored": self.ignored,
+        }
+
+
+@dataclass(slots=True)
 class LlmsSummary:
     """What reading a site's llms.txt found (also when it found none: `url` is None)."""
 
@@ -306,6 +362,7 @@ class WalkReport:
     dropped_children: int = 0
     crawl: CrawlReport | None = None  # set when the link crawl ran (§10)
     llms: LlmsSummary | None = None  # set when an llms.txt was looked for
+    rewalk: RewalkSummary | None = None  # set when the walk kept a state directory
     # Page URLs seen but not kept once max_urls bound (the rest of that document is not read).
     urls_cut: int = 0
 

@@ -173,6 +173,8 @@ class BatchRun:
             options = self.options
             if not options.filter_locales and path_locale(s.line.url) is not None:
                 options = replace(options, filter_locales=True)  # as `urls` does for a base URL
+            if options.state is not None:  # one state per site
+                options = replace(options, state=options.state / partition_name(key))
             s.job = SiteJob(
                 url=s.line.url,
                 key=key,

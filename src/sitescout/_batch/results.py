@@ -40,6 +40,11 @@ class SiteResult:
     error_message: str | None = None
     parts: int = 0
     leaves: int = 0
+    # With a state directory (`--state`): sitemap documents unchanged since the last run (read
+    # from the state), downloaded in full, and the body bytes that came over the network.
+    unchanged_documents: int = 0
+    fetched_documents: int = 0
+    downloaded_bytes: int = 0
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -67,7 +72,8 @@ class SiteResult:
         }
         values: dict[str, Any] = {}
         for f in fields(cls):
-            value = data.get(f.name)
+            # Counts added after markers were first written read as 0 from an older marker.
+            value = data.get(f.name, 0 if f.name in _ADDED_COUNTS else None)
             if f.name in ("started_at", "finished_at"):
                 values[f.name] = None if value is None else _moment(value)
                 continue
@@ -80,6 +86,9 @@ class SiteResult:
         if not all(isinstance(b, str) for b in values["budgets_hit"]):
             raise ValueError("budgets_hit")
         return cls(**values)
+
+
+_ADDED_COUNTS = frozenset({"unchanged_documents", "fetched_documents", "downloaded_bytes"})
 
 
 def _moment(value: object) -> datetime:
@@ -98,6 +107,10 @@ def add_counts(result: SiteResult, report: WalkReport) -> None:
     result.errors += len(report.errors)
     result.malformed += report.malformed_count
     result.partial = result.partial or report.partial
+    if report.rewalk is not None:
+        result.unchanged_documents += report.rewalk.unchanged
+        result.fetched_documents += report.rewalk.fetched
+        result.downloaded_bytes += report.rewalk.downloaded
     for name in report.budgets_hit:
         if name not in result.budgets_hit:
             result.budgets_hit.append(name)
@@ -154,6 +167,9 @@ def write_sites(path: Path, results: list[SiteResult]) -> None:
             ("error_message", pa.string()),
             ("parts", pa.int64()),
             ("leaves", pa.int64()),
+            ("unchanged_documents", pa.int64()),
+            ("fetched_documents", pa.int64()),
+            ("downloaded_bytes", pa.int64()),
         ]
     )
     columns = {f.name: [getattr(r, f.name) for r in results] for f in fields(SiteResult)}

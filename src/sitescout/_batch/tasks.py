@@ -7,6 +7,7 @@ Dask pickles these functions by reference: a worker imports this module by its p
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import shutil
@@ -135,6 +136,7 @@ def walk_leaf(job: LeafJob) -> LeafOutcome:
             sitemap=job.sitemap,
             concurrency=1,
             fetch=replace(site.options.fetch, per_host=1),
+            state=leaf_state(site.options.state, job.sitemap),
         )
         walk = Walk(site.url, options)
         parts = Parts(directory, site.hash_key)
@@ -144,6 +146,15 @@ def walk_leaf(job: LeafJob) -> LeafOutcome:
         shutil.rmtree(directory, ignore_errors=True)
         return LeafOutcome(job.index, None, [], type(exc).__name__, str(exc) or repr(exc))
     return LeafOutcome(job.index, walk.report, parts.done)
+
+
+def leaf_state(site_state: Path | None, sitemap: str) -> Path | None:
+    """Where a fanned-out leaf keeps its state: beside its site's, one per leaf sitemap (the
+    leaf's walk locks its own, so leaves of one site run at once)."""
+    if site_state is None:
+        return None
+    name = hashlib.sha256(sitemap.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return site_state.with_name(site_state.name + ".leaves") / name
 
 
 def finish_site(job: SiteJob, site: SiteOutcome, leaves: list[LeafOutcome]) -> SiteOutcome:

@@ -58,6 +58,9 @@ class ExtractOptions:
     sitemap_include: tuple[str, ...] = ()
     sitemap_exclude: tuple[str, ...] = ()
     sitemap_filter: Callable[[str], bool] | None = None
+    # The walk's state directory between runs (`WalkOptions.state`).
+    state: Path | None = None
+    trust_lastmod: bool = False
 
     def __post_init__(self) -> None:
         for name in _FLAGS:
@@ -155,6 +158,8 @@ class ExtractOptions:
             source=self.source,
             llms_txt=self.llms_txt,
             maps=self.maps,
+            state=self.state,
+            trust_lastmod=self.trust_lastmod,
             **filters,
         )
 

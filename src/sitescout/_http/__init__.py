@@ -28,6 +28,7 @@ Imports run one way: config <- guard <- urls <- credentials, client; decode <- r
 the rest of sitescout imports.
 """
 
+from .body import decode_into
 from .config import (
     DEFAULT_USER_AGENT,
     EnvProxies,
@@ -48,13 +49,14 @@ from .guard import (
     address_class,
 )
 from .pace import MAX_CRAWL_DELAY, Pacer
-from .response import Response
+from .response import Conditional, Response
 
 __all__ = [
     "DEFAULT_USER_AGENT",
     "MAX_CRAWL_DELAY",
     "AddressGuard",
     "AddressRefused",
+    "Conditional",
     "EnvProxies",
     "FetchConfig",
     "Fetcher",
@@ -65,6 +67,7 @@ __all__ = [
     "address_allowed",
     "address_class",
     "connect_failure",
+    "decode_into",
     "mask_url",
     "proxy_problem",
     "render_problem",

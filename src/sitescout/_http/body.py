@@ -17,23 +17,40 @@ import httpx
 
 from .._errors import HTTPError, NetworkError
 from .._local import LocalFiles, LocalMissing, LocalRefused, open_target, read_chunks
-from .decode import Decoder, Sink, undecodable
+from .decode import Decoder, RawTap, Sink, undecodable
 from .failure import describe
 from .response import Response, SinkFactory
 from .retry import check_status
 
 
 async def read_body(
-    response: httpx.Response, result: Response, sink_factory: SinkFactory, cap: int
+    response: httpx.Response,
+    result: Response,
+    sink_factory: SinkFactory,
+    cap: int,
+    *,
+    conditional: bool = False,
 ) -> None:
-    """Read the answer that ended the redirects: its status and content type into `result`,
-    then its body into the sink `sink_factory` returns. Raises for an error status."""
+    """Read the answer that ended the redirects: its status, content type and validators into
+    `result`, then its body into the sink `sink_factory` returns. Raises for an error status.
+
+    `conditional`: the request asked `If-None-Match` / `If-Modified-Since`, so a 304 means
+    the stored copy holds (`result.not_modified`); without one, a 304 answers nothing asked."""
     status = response.status_code
     result.status = status
-    result.content_type = response.headers.get("content-type", "")
-    check_status(status, result.final_url, response.headers.get("retry-after"))
+    headers = response.headers
+    result.content_type = headers.get("content-type", "")
+    result.etag = headers.get("etag") or None
+    result.last_modified = headers.get("last-modified") or None
+    check_status(status, result.final_url, headers.get("retry-after"))
     result.error = None
-    encoding = response.headers.get("content-encoding", "")
+    if status == 304:
+        if not conditional:
+            msg = "HTTP 304 Not Modified to a request that asked nothing conditionally"
+            raise HTTPError(msg, url=result.final_url, status=304)
+        result.not_modified = True
+        return
+    encoding = result.content_encoding = headers.get("content-encoding", "")
     why = undecodable(encoding)
     if why is not None:
         raise NetworkError(why, url=result.final_url)
@@ -54,9 +71,12 @@ async def decode_into(
     """Decode `raw` into `sink` under the size cap `cap`: the one path every body takes, from
     the network or from disk."""
     decoder = Decoder(encoding, cap)
+    tap = sink.raw if isinstance(sink, RawTap) else None
     whole = True  # the body was read to its end, so its compressed layers must have ended
     try:
         async for piece in raw:
+            if tap is not None:
+                tap(piece)
             for chunk in decoder.decode(piece):
                 sink.feed(chunk)
             result.bytes = decoder.bytes

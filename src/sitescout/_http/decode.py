@@ -9,7 +9,7 @@ stops gzip bombs, and a compressed body cut before its end marker is told apart 
 from __future__ import annotations
 
 import zlib
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 try:  # optional: only advertised when it can be decoded
     import brotli as _brotli
@@ -33,6 +33,14 @@ class Sink(Protocol):
     def feed(self, data: bytes) -> None: ...
 
     async def drain(self) -> bool: ...
+
+
+@runtime_checkable
+class RawTap(Protocol):
+    """A sink that also keeps the body's bytes as they came, before decoding (a walk's state
+    stores them to replay the document when the server says it did not change)."""
+
+    def raw(self, data: bytes) -> None: ...
 
 
 _FEED = 2 * 1024  # compressed input per step: a member's end copies at most this much

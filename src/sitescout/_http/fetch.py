@@ -33,7 +33,7 @@ from .decode import Sink
 from .guard import AddressGuard
 from .hops import Hops
 from .pace import take_turn
-from .response import Response, SinkFactory
+from .response import Conditional, Response, SinkFactory
 from .retry import retrying
 from .urls import full_origin
 
@@ -120,14 +120,20 @@ class Fetcher:
         return sem
 
     async def fetch(
-        self, url: str, sink_factory: SinkFactory, *, time_limit: float | None = None
+        self,
+        url: str,
+        sink_factory: SinkFactory,
+        *,
+        time_limit: float | None = None,
+        conditional: Conditional | None = None,
     ) -> Response:
         """Fetch `url`, streaming decoded bytes into the sink the factory returns.
 
         The factory sees the response (final URL, status, content type) before any byte and may
         return None to skip the body. Never raises for network trouble: see `Response.error`.
         Attempts, backoff and `Retry-After` waits all fit in `time_limit` (default: the
-        configured timeout).
+        configured timeout). `conditional`: the validators of a stored copy; a 304 to them
+        sets `Response.not_modified` and reads no body.
         """
         result = Response(url=url, final_url=url)
         local = self.reads_locally(url)
@@ -144,7 +150,7 @@ class Fetcher:
                 await take_turn(full_origin(url), self.config.rate)
             await retrying(
                 result,
-                lambda: self._once(result, sink_factory),
+                lambda: self._once(result, sink_factory, conditional),
                 self.config,
                 time_limit or self.config.timeout,
             )
@@ -172,6 +178,7 @@ class Fetcher:
         make_sink: Callable[[Response], SinkT | None],
         *,
         time_limit: float | None = None,
+        conditional: Conditional | None = None,
     ) -> tuple[Response, SinkT | None]:
         """`fetch`, for callers that read their sink afterwards: the response and the sink of
         the last attempt that had a body (each retry starts a new one), or None."""
@@ -183,10 +190,12 @@ class Fetcher:
                 made.append(sink)
             return sink
 
-        resp = await self.fetch(url, factory, time_limit=time_limit)
+        resp = await self.fetch(url, factory, time_limit=time_limit, conditional=conditional)
         return resp, made[-1] if made else None
 
-    async def _once(self, result: Response, sink_factory: SinkFactory) -> None:
+    async def _once(
+        self, result: Response, sink_factory: SinkFactory, conditional: Conditional | None
+    ) -> None:
         """One attempt: from disk when the URL names a file, else over the network."""
         assert self._hops is not None, "use Fetcher as an async context manager"
         config = self.config  # the one in force for this attempt
@@ -195,4 +204,5 @@ class Fetcher:
             self.local, self.offline, result, sink_factory, cap
         ):
             return
-        await self._hops.follow(result, sink_factory, config)
+        result.not_modified = False
+        await self._hops.follow(result, sink_factory, config, conditional)

@@ -22,7 +22,7 @@ from .credentials import Credentials
 from .failure import connect_failure, describe, refused
 from .guard import AddressRefused
 from .pace import take_turn
-from .response import Response, SinkFactory
+from .response import Conditional, Response, SinkFactory
 from .retry import Retry
 from .urls import full_origin, redirect_target, unusable
 
@@ -45,10 +45,15 @@ class Hops:
         self.route = route
 
     async def follow(
-        self, result: Response, sink_factory: SinkFactory, config: FetchConfig
+        self,
+        result: Response,
+        sink_factory: SinkFactory,
+        config: FetchConfig,
+        conditional: Conditional | None = None,
     ) -> None:
         """Request `result.url`, follow its redirects, read the body of the answer that ends
-        them into the sink. Raises `Retry` when another attempt may help, FetchError when not."""
+        them into the sink. Raises `Retry` when another attempt may help, FetchError when not.
+        `conditional`: the stored copy's validators, sent to the URL they belong to."""
         url = result.url
         seen: set[str] = set()
         result.redirects = []
@@ -64,6 +69,8 @@ class Hops:
                 await take_turn(full_origin(url), config.rate)
             try:
                 headers = self.credentials.headers_for(url, config)
+                asked = conditional.headers_for(url) if conditional is not None else {}
+                headers.update(asked)
                 request = self.client.build_request("GET", url, headers=headers)
                 response = await self.client.send(request, stream=True)
             except AddressRefused as exc:
@@ -101,7 +108,8 @@ class Hops:
                     if url in seen:
                         raise TooManyRedirects("redirect loop", url=url)
                     continue
-                await read_body(response, result, sink_factory, config.max_document_bytes)
+                cap = config.max_document_bytes
+                await read_body(response, result, sink_factory, cap, conditional=bool(asked))
                 return
             finally:
                 await response.aclose()

@@ -63,6 +63,12 @@ class WalkOptions:
     # url -> bool for each child sitemap of an index: False leaves it unfetched; raising records
     # an error for that child.
     sitemap_filter: Callable[[str], bool] | None = None
+    # A directory kept between walks of the site: each sitemap document's body and validators,
+    # so that the next walk asks conditionally and reads what did not change from disk.
+    state: Path | None = None
+    # With a state: a child sitemap whose index lastmod did not move is read from the state
+    # without a request (off by default: many indexes stamp every entry with the time).
+    trust_lastmod: bool = False
 
     def __post_init__(self) -> None:
         # Checked here, before any request: `concurrency=0` starts no worker and waits forever,
@@ -71,6 +77,12 @@ class WalkOptions:
             object.__setattr__(self, "sitemap", as_walk_url(self.sitemap, "sitemap"))
         if self.llms_txt is not None:
             require_http_url(self.llms_txt, "llms_txt")
+        if self.state is not None:
+            if not isinstance(self.state, str | os.PathLike) or not str(self.state):
+                raise UsageError(f"state must be a directory path, got {self.state!r}")
+            object.__setattr__(self, "state", Path(self.state))
+        if self.trust_lastmod is not False and self.state is None:
+            raise UsageError("trust_lastmod needs a state directory (state)")
         if self.source not in SOURCES:
             raise UsageError(f"source must be one of {', '.join(SOURCES)}; got {self.source!r}")
         if self.llms_txt is not None and self.source == "sitemap":
@@ -89,7 +101,15 @@ class WalkOptions:
         object.__setattr__(self, "maps", check_maps(self.maps))
         if self.offline is True and self.crawl:
             raise UsageError("offline and crawl cannot be combined: the crawl fetches pages")
-        for name in ("alternates", "filter_locales", "ssrf_guard", "crawl", "render", "offline"):
+        for name in (
+            "alternates",
+            "filter_locales",
+            "ssrf_guard",
+            "crawl",
+            "render",
+            "offline",
+            "trust_lastmod",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.render and (problem := render_problem(self.fetch)) is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import replace
 
@@ -37,7 +38,8 @@ from .._locale import base_prefix, path_locale
 from .._models import DocumentRecord, Entry, WalkReport
 from .._pool import Pool
 from .._rules import WELL_KNOWN_SITEMAPS
-from .._urls import looks_like_sitemap_url, origin_of
+from .._state import WalkState
+from .._urls import document_key, looks_like_sitemap_url, origin_of
 from .children import ChildSitemaps, HandOff
 from .documents import Document, DocumentTask
 from .emitter import Emitter
@@ -103,8 +105,27 @@ class Walk:
         children = ChildSitemaps(
             *parts, preferred_locale=self.options.locale or path_locale(url), hand_off=hand_off
         )
-        self._documents = DocumentTask(*parts, self._emitter, children, queue=self._pool.put)
+        self._state = self._open_state()
+        self._documents = DocumentTask(
+            *parts, self._emitter, children, queue=self._pool.put, state=self._state
+        )
         self._llms = LlmsSource(url, *parts, self._emitter)
+
+    def _open_state(self) -> WalkState | None:
+        """Take the state directory now, so that a second walk into it is refused before any
+        request (ProjectError); it is released when the walk ends, or when it is dropped."""
+        directory = self.options.state
+        if directory is None:
+            return None
+        state = WalkState.open(directory, document_key(self.url))
+        self._release = weakref.finalize(self, state.close)
+        self.report.rewalk = state.summary
+        if state.summary.ignored is not None:
+            self.report.warn(
+                f"state in {directory} ignored ({state.summary.ignored}): every document is"
+                " read again, and the state written anew"
+            )
+        return state
 
     def __aiter__(self) -> AsyncIterator[list[Entry]]:
         return self._entries(self.batches())
@@ -146,6 +167,8 @@ class Walk:
                     yield batch
         finally:
             self.report.elapsed = time.monotonic() - start
+            if self._state is not None:
+                self._release()
 
     async def _handle(self, item: Document) -> None:
         await self._documents.run(*item)
@@ -177,6 +200,9 @@ class Walk:
         self._documents.note_unread()
         self._emitter.note_filtered()
         self._ledger.finish()
+        if self._state is not None:
+            # Only a walk that ended gets here: an interrupted one leaves the last state.
+            self._state.commit()
         await self._emitter.flush()
 
     async def _follow_plan(self, fetcher: Fetcher) -> None:

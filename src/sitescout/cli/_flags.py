@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any, get_type_hints
 
 import typer
@@ -50,6 +51,23 @@ MaxFetches = Annotated[int | None, typer.Option(min=1, help="Sitemap fetch attem
 MaxBytes = Annotated[int | None, typer.Option(min=1, help="Decoded sitemap bytes allowed.")]
 MaxUrls = Annotated[int | None, typer.Option(min=1, help="Page URLs to collect at most.")]
 Deadline = Annotated[float | None, typer.Option(min=0.1, help="Wall-clock seconds for the walk.")]
+StateDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--state",
+        metavar="DIR",
+        help="Keep each sitemap's bytes and validators in DIR: the next walk with the same DIR"
+        " asks conditionally and reads unchanged sitemaps from it (batch: one per site).",
+    ),
+]
+TrustLastmod = Annotated[
+    bool,
+    typer.Option(
+        "--trust-lastmod",
+        help="With --state: read a child sitemap whose index lastmod did not move from the"
+        " state, without a request.",
+    ),
+]
 
 
 def _check_since(value: str | None) -> str | None:
@@ -420,6 +438,8 @@ class WalkFlags(FetchFlags):
     exclude: Exclude = None
     sitemap_include: SitemapInclude = None
     sitemap_exclude: SitemapExclude = None
+    state: StateDir = None
+    trust_lastmod: TrustLastmod = False
 
     def fetch(self) -> FetchConfig:
         return self.apply(FetchConfig(user_agent=self.user_agent, timeout=self.timeout))
@@ -543,6 +563,8 @@ def inventory_options(
         llms_txt=llms_txt,
         maps=parse_maps(maps),
         offline=offline,
+        state=flags.state,
+        trust_lastmod=flags.trust_lastmod,
         **flags.filters(),
     )
 

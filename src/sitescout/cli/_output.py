@@ -73,32 +73,37 @@ def print_json(data: object, *, stderr: bool = False) -> None:
 
 
 def report_summary(report: WalkReport) -> dict[str, Any]:
-    return {
-        "source": report.source,
-        "source_url": report.source_url,
-        "sitemap_spellings": report.sitemap_spellings,
-        "documents": len(report.documents),
-        "urls": report.urls,
-        "alternates": report.alternates,
-        "duplicates": report.duplicates,
-        "bytes": report.bytes,
-        "errors": [
-            {"url": d.url, "status": d.status, "error": d.error, "error_class": d.error_class}
-            for d in report.errors
-        ],
-        "malformed": report.malformed_count,
-        "malformed_examples": [
-            {"raw": m.raw, "reason": m.reason, "sitemap": m.sitemap} for m in report.malformed[:20]
-        ],
-        "warnings": [*RUN_WARNINGS, *report.warnings],
-        "notes": report.notes[:50],
-        "budgets_hit": report.budgets_hit,
-        "skipped_sitemaps": len(report.skipped_sitemaps),
-        "filtered_pages": report.filtered_pages,
-        "partial": report.partial,
-        "partial_reasons": report.partial_reasons,
-        "elapsed": round(report.elapsed, 3),
-    } | ({} if report.llms is None else {"llms": report.llms.as_dict()})
+    return (
+        {
+            "source": report.source,
+            "source_url": report.source_url,
+            "sitemap_spellings": report.sitemap_spellings,
+            "documents": len(report.documents),
+            "urls": report.urls,
+            "alternates": report.alternates,
+            "duplicates": report.duplicates,
+            "bytes": report.bytes,
+            "errors": [
+                {"url": d.url, "status": d.status, "error": d.error, "error_class": d.error_class}
+                for d in report.errors
+            ],
+            "malformed": report.malformed_count,
+            "malformed_examples": [
+                {"raw": m.raw, "reason": m.reason, "sitemap": m.sitemap}
+                for m in report.malformed[:20]
+            ],
+            "warnings": [*RUN_WARNINGS, *report.warnings],
+            "notes": report.notes[:50],
+            "budgets_hit": report.budgets_hit,
+            "skipped_sitemaps": len(report.skipped_sitemaps),
+            "filtered_pages": report.filtered_pages,
+            "partial": report.partial,
+            "partial_reasons": report.partial_reasons,
+            "elapsed": round(report.elapsed, 3),
+        }
+        | ({} if report.llms is None else {"llms": report.llms.as_dict()})
+        | ({} if report.rewalk is None else {"state": report.rewalk.as_dict()})
+    )
 
 
 ERRORS_SHOWN = 10
@@ -124,6 +129,8 @@ def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
         f"{report.malformed_count} malformed entries; {report.elapsed:.2f} s",
         markup=False,
     )
+    if report.rewalk is not None:
+        err.print(f"  state: {report.rewalk.line()}", markup=False)
     for spelling in report.sitemap_spellings:
         err.print(f'  robots.txt: sitemaps also read from "{spelling}:" lines', markup=False)
     for doc in report.errors[:ERRORS_SHOWN]:

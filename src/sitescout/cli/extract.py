@@ -207,6 +207,8 @@ def extract(
             locale=locale,
             concurrency=flags.concurrency,
             fetch=flags.fetch(),
+            state=flags.state,
+            trust_lastmod=flags.trust_lastmod,
             # They narrow the pages the sampler chooses from (not applied to named pages).
             **flags.filters(),
         )
