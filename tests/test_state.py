@@ -42,6 +42,8 @@ def _urlset(base: str, shard: int, version: int, count: int) -> bytes:
     for j in range(count):
         url = f"{base}/docs/{shard}/page-{j}"
         lastmod = (f"2024-05-0{1 + j % 9}", "2024-05-01T10:00:00+02:00", "")[j % 3]
+        if j % 7 == 0:
+            lastmod = f"2024-05-2{version}"  # a page edited in each version
         extra = ""
         if j % 4 == 0:
             alternate = f"{base}/de/docs/{shard}/page-{j}"
@@ -579,3 +581,102 @@ def test_groups_and_report_take_the_state(make_site: Any, tmp_path: Path) -> Non
     )
     assert report.exit_code == 0, report.output
     assert sum(site.full.values()) == 0
+
+
+# -- --changes-only, and diff reading a state directory ---------------------------------------
+
+
+def _lastmods(rows: list[str]) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for line in rows:
+        row = json.loads(line)
+        out[row["url"]] = row.get("lastmod")
+    return out
+
+
+def _changes(path: Path) -> dict[str, tuple[str, str | None, str | None]]:
+    found = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        found[row["url"]] = (row["change"], row["old_lastmod"], row["new_lastmod"])
+    return found
+
+
+def test_changes_only_writes_what_changed_since_the_last_walk(
+    make_site: Any, tmp_path: Path
+) -> None:
+    site = make_site("etag")
+    state = tmp_path / "state"
+    runner = CliRunner()
+
+    def run(name: str) -> Any:
+        args = ["urls", site.url, "--state", str(state), "--changes-only"]
+        return runner.invoke(app, [*args, "-o", str(tmp_path / name)])
+
+    before = _lastmods(fresh(site))
+    first = run("c1.jsonl")
+    assert first.exit_code == 0, first.output
+    assert "every URL is reported as added" in first.output
+    assert _changes(tmp_path / "c1.jsonl") == {
+        url: ("added", None, lastmod) for url, lastmod in before.items()
+    }
+    site.change("/s1.xml")
+    after = _lastmods(fresh(site))
+    second = run("c2.jsonl")
+    assert second.exit_code == 0, second.output
+    expected = {u: ("added", None, after[u]) for u in after.keys() - before.keys()}
+    expected |= {u: ("removed", before[u], None) for u in before.keys() - after.keys()}
+    expected |= {
+        u: ("changed", before[u], after[u])
+        for u in before.keys() & after.keys()
+        if before[u] != after[u]
+    }
+    assert {c for c, _old, _new in expected.values()} == {"added", "removed", "changed"}
+    assert _changes(tmp_path / "c2.jsonl") == expected
+    assert "changes since the last walk: " in second.output
+    # nothing changed since: no row; and the state directory reads as the last inventory
+    third = run("c3.jsonl")
+    assert third.exit_code == 0 and (tmp_path / "c3.jsonl").read_text() == ""
+    full = tmp_path / "full.jsonl"
+    full.write_text("\n".join(fresh(site)) + "\n")
+    same = runner.invoke(app, ["diff", str(state), str(full)])
+    assert same.exit_code == 0, same.output
+    csv_run = runner.invoke(
+        app,
+        ["urls", site.url, "--state", str(state), "--changes-only", "-f", "csv", "--quiet"],
+    )
+    assert csv_run.exit_code == 0 and csv_run.output.splitlines() == [
+        "url,change,old_lastmod,new_lastmod"
+    ]
+
+
+def test_a_partial_walk_reports_no_removals_and_keeps_the_inventory(
+    make_site: Any, tmp_path: Path
+) -> None:
+    site = make_site("etag")
+    state = tmp_path / "state"
+    runner = CliRunner()
+    args = ["urls", site.url, "--state", str(state), "--changes-only"]
+    assert runner.invoke(app, [*args, "-o", str(tmp_path / "c1.jsonl")]).exit_code == 0
+    stored = (state / "inventory.jsonl").read_bytes()
+    site.change("/s0.xml.gz")
+    site.site.add("/s1.xml", "gone", status=404)
+    partial = runner.invoke(app, [*args, "-o", str(tmp_path / "c2.jsonl")])
+    assert partial.exit_code == 1, partial.output
+    assert "not reported as removed" in partial.output
+    found = _changes(tmp_path / "c2.jsonl")
+    assert found and {c for c, _o, _n in found.values()} <= {"added", "changed"}
+    assert (state / "inventory.jsonl").read_bytes() == stored
+
+
+def test_changes_only_needs_a_state_and_columns(tmp_path: Path) -> None:
+    runner = CliRunner()
+    alone = runner.invoke(app, ["urls", "http://127.0.0.1:9/", "--changes-only"])
+    assert alone.exit_code == 2 and "needs --state" in alone.output
+    txt = runner.invoke(
+        app,
+        ["urls", "http://127.0.0.1:9/", "--changes-only", "--state", str(tmp_path), "-f", "txt"],
+    )
+    assert txt.exit_code == 2 and "not txt" in txt.output
+    bare = runner.invoke(app, ["diff", str(tmp_path), str(tmp_path)])
+    assert bare.exit_code == 2 and "without a stored inventory" in bare.output

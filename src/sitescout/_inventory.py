@@ -127,11 +127,18 @@ class Inventory:
     unreadable); `info` then counts what reading finds. `name` is how messages call it (the
     path as given, or `stdin`). `plain_urls=False` reads a file that would be plain URLs as JSON
     lines instead: `report` takes a `.txt` file for a text sitemap, so what it hands here is
-    one of the other formats."""
+    one of the other formats. `empty_ok`: a file without a row is an empty inventory, not an
+    error (`urls --changes-only` compares a first walk with none)."""
 
     def __init__(
-        self, source: InventorySource, *, name: str | None = None, plain_urls: bool = True
+        self,
+        source: InventorySource,
+        *,
+        name: str | None = None,
+        plain_urls: bool = True,
+        empty_ok: bool = False,
     ) -> None:
+        self.empty_ok = empty_ok
         self._stream: BinaryIO | None = None
         self.path: Path | None = None
         if isinstance(source, str | os.PathLike):
@@ -143,7 +150,7 @@ class Inventory:
             self.name = name or str(getattr(source, "name", "stream"))
             head = _read_ahead(source)
             self._stream = io.BufferedReader(_Prefixed(head, source), HEAD)
-        self.format = sniff_format(head, "" if self.path is None else self.path.name)
+        self.format = sniff_format(head, self.name if self.path is None else self.path.name)
         if self.format == "txt" and not plain_urls:
             self.format = "jsonl"
         self.info = InventoryInfo(self.name, FORMAT_NAMES[self.format])
@@ -213,7 +220,7 @@ class Inventory:
             raise UsageError(f"cannot read {self.name}: {exc.strerror or exc}") from None
         if out.rows:
             yield out.take()
-        if self.info.rows == 0:
+        if self.info.rows == 0 and not self.empty_ok:
             detail = ", ".join(f"{n:,} {why}" for why, n in self.info.skipped.most_common())
             raise UsageError(
                 f"{self.name} holds no inventory rows" + (f" ({detail})" if detail else "")

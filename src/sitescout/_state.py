@@ -8,6 +8,8 @@ The directory holds one generation of state and, while a walk runs, the one it w
     DIR/gen-<hex>/state.json  the site, and per document: URL, final URL, content type,
                             Content-Encoding, ETag, Last-Modified, size and SHA-256 of its body
     DIR/gen-<hex>/<hex>.raw   the document's body as it came over the wire (still compressed)
+    DIR/inventory.jsonl     the last complete walk's URLs (`urls --changes-only` writes it and
+                            compares the next walk with it; `diff` reads it from DIR)
 
 A walk writes a new generation beside the old one: bodies it downloads are written as they
 stream, bodies the server says did not change are hard-linked from the old generation. Only a
@@ -43,7 +45,7 @@ from ._models import RewalkSummary
 from ._project import ProjectError, lock_directory
 from ._urls import document_key
 
-__all__ = ["StoredDocument", "WalkState"]
+__all__ = ["INVENTORY", "StoredDocument", "WalkState", "stored_inventory"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ FORMAT = "sitescout-walk-state"
 VERSION = 1
 LOCK = ".walk.lock"
 CURRENT = "current"
+INVENTORY = "inventory.jsonl"
 STATE_FILE = "state.json"
 # A state file larger than this is not a state this tool wrote (a 10M-URL site has a few
 # thousand documents; each takes a few hundred bytes).
@@ -514,3 +517,9 @@ def _write_atomic(dir_fd: int, name: str, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dir_fd)
         raise
+
+
+def stored_inventory(directory: Path) -> Path | None:
+    """The inventory a state directory keeps of its last complete walk, when it has one."""
+    path = directory / INVENTORY
+    return path if path.is_file() and not path.is_symlink() else None

@@ -9,15 +9,10 @@ them: 0 nothing changed, 1 something did, 2 bad input (a missing file, not an in
 
 from __future__ import annotations
 
-import csv
-import json
-import os
 import sys
-import tempfile
 import time
-from enum import StrEnum
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich import box
@@ -28,15 +23,11 @@ from .._diff import (
     ADDED,
     CHANGED,
     REMOVED,
-    Change,
     ChangeGroups,
     Diff,
     GroupChanges,
-    change_batches,
-    change_schema,
 )
 from .._errors import UsageError
-from .._extras import require_pyarrow
 from .._groups import OTHER
 from .._inventory import SUFFIXES, Inventory
 from .._models import InventoryInfo
@@ -53,101 +44,13 @@ from ._app import (
     setup_logging,
     usage_error,
 )
+from ._changes import ChangeRows, RowFormat
 from ._output import print_json
 from ._tables import print_table
 
 EXIT_INTERRUPTED = 130  # what a shell reports for a command ended by Ctrl-C
 EXAMPLE_COLUMN, EXAMPLE_LEAST = 4, 12  # the one column that narrows, and how far
 MARKS = {ADDED: "+", REMOVED: "-", CHANGED: "~"}
-ROW_COLUMNS = ("url", "change", "old_lastmod", "new_lastmod")
-
-
-class RowFormat(StrEnum):
-    jsonl = "jsonl"
-    csv = "csv"
-    parquet = "parquet"
-
-
-class _Rows:
-    """Where the rows go: stdout, or a file written under a temporary name next to it and
-    renamed into place once complete (an interrupted or failed run leaves an old file as it
-    was)."""
-
-    def __init__(self, path: Path | None, fmt: RowFormat) -> None:
-        self.fmt = fmt
-        self.path: Path | None = None
-        self.temp: Path | None = None
-        self._file: IO[str] | None = None
-        self._parquet: Any = None
-        out: IO[str] = sys.stdout
-        if path is not None and path.exists() and not path.is_file():
-            # A FIFO or a device (/dev/null) cannot be replaced: it is written in place.
-            if fmt is RowFormat.parquet:
-                raise UsageError(f"{path}: Parquet needs a regular file")
-            out = self._file = path.open("w", encoding="utf-8", newline="")
-        elif path is not None:
-            final = Path(os.path.realpath(path))
-            fd, name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
-            os.close(fd)
-            self.path, self.temp = final, Path(name)
-            if fmt is not RowFormat.parquet:
-                out = self._file = self.temp.open("w", encoding="utf-8", newline="")
-        self.out = out
-        self._csv = csv.writer(out, lineterminator="\n") if fmt is RowFormat.csv else None
-        if self._csv is not None:
-            self._csv.writerow(ROW_COLUMNS)
-
-    def write_all(self, changes: Any) -> None:
-        if self.fmt is RowFormat.parquet:
-            pa, pq = require_pyarrow()
-            assert self.temp is not None
-            self._parquet = pq.ParquetWriter(str(self.temp), change_schema(pa), compression="zstd")
-            for batch in change_batches(changes):
-                self._parquet.write_batch(batch)
-            return
-        write = self.out.write
-        for change in changes:
-            if self._csv is not None:
-                self._csv.writerow(
-                    (change.url, change.change, change.old_lastmod, change.new_lastmod)
-                )
-            else:
-                write(_json_row(change))
-
-    def finish(self) -> None:
-        """Close the file and put it in place."""
-        self._close()
-        if self.temp is not None and self.path is not None:
-            os.chmod(self.temp, 0o644)
-            os.replace(self.temp, self.path)
-            self.temp = None
-        elif self.path is None:
-            sys.stdout.flush()
-
-    def discard(self) -> None:
-        try:
-            self._close()
-        finally:
-            if self.temp is not None:
-                self.temp.unlink(missing_ok=True)
-                self.temp = None
-
-    def _close(self) -> None:
-        parquet, file, self._parquet, self._file = self._parquet, self._file, None, None
-        if parquet is not None:
-            parquet.close()
-        if file is not None:
-            file.close()
-
-
-def _json_row(change: Change) -> str:
-    row = {
-        "url": change.url,
-        "change": change.change,
-        "old_lastmod": change.old_lastmod,
-        "new_lastmod": change.new_lastmod,
-    }
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _rows_format(fmt: RowFormat | None, output: Path | None) -> RowFormat | None:
@@ -163,7 +66,20 @@ def _rows_format(fmt: RowFormat | None, output: Path | None) -> RowFormat | None
 
 
 def _source(value: str) -> str | Inventory:
-    return Inventory(sys.stdin.buffer, name="stdin") if value == "-" else value
+    """An inventory file, stdin, or a state directory (`--state DIR`): its last inventory."""
+    if value == "-":
+        return Inventory(sys.stdin.buffer, name="stdin")
+    if Path(value).is_dir():
+        from .._state import stored_inventory
+
+        found = stored_inventory(Path(value))
+        if found is None:
+            raise UsageError(
+                f"{value} is a directory without a stored inventory (a state directory has one"
+                " once `sitescout urls --state DIR --changes-only` has walked into it)"
+            )
+        return str(found)
+    return value
 
 
 def _origin(url: str) -> str:
@@ -194,7 +110,7 @@ def diff(
         str,
         typer.Argument(
             help="The earlier inventory saved by `sitescout urls` (.jsonl, .csv, .txt, .parquet;"
-            " '-': stdin)."
+            " '-': stdin; a --state DIR: its last inventory)."
         ),
     ],
     new: Annotated[str, typer.Argument(help="The later inventory, in any of those formats.")],
@@ -264,7 +180,7 @@ def diff(
     except (UsageError, ValueError) as exc:
         raise usage_error(exc) from None
     try:
-        rows = None if fmt is None else _Rows(to_file, fmt)
+        rows = None if fmt is None else ChangeRows(to_file, fmt)
     except UsageError as exc:
         changes.close()
         raise usage_error(exc) from None
@@ -318,7 +234,7 @@ def diff(
         raise typer.Exit(EXIT_PARTIAL if changes.counts.changes else EXIT_OK)
 
 
-def _abandon(changes: Diff, rows: _Rows | None) -> None:
+def _abandon(changes: Diff, rows: ChangeRows | None) -> None:
     changes.close()
     if rows is not None:
         rows.discard()

@@ -33,6 +33,7 @@ from ._app import (
     setup_logging,
     usage_error,
 )
+from ._changes import NEXT_INVENTORY, write_changes
 from ._flags import (
     Crawl,
     LlmsTxt,
@@ -198,6 +199,14 @@ def urls(
     llms_txt: LlmsTxt = None,
     maps: MapArg = None,
     offline: Offline = False,
+    changes_only: Annotated[
+        bool,
+        typer.Option(
+            "--changes-only",
+            help="With --state: write only what changed since the last walk into DIR, one row per"
+            " URL added, removed or with a new lastmod (url, change, old_lastmod, new_lastmod).",
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Summary as JSON on stderr (stdout stays data).")
     ] = False,
@@ -209,6 +218,11 @@ def urls(
     check_render(render)
     to_file = output if output is not None and str(output) != "-" else None
     url = site_argument(url, quiet=quiet or as_json, files=True)  # --json: stderr is the summary's
+    if changes_only:
+        if flags.state is None:
+            raise usage_error(UsageError("--changes-only needs --state DIR"))
+        if format is Format.txt:
+            raise usage_error(UsageError("--changes-only writes rows with columns: not txt"))
     try:
         options = inventory_options(
             url,
@@ -224,7 +238,12 @@ def urls(
             offline=offline,
         )
         walk = start_walk(url, options)
-        out = _Output(to_file, format)
+        if changes_only:
+            assert options.state is not None
+            inventory = options.state / NEXT_INVENTORY  # this walk's, compared at the end
+            out = _Output(inventory, Format.jsonl)
+        else:
+            out = _Output(to_file, format)
     except (UsageError, ValueError) as exc:
         raise usage_error(exc) from None
     except OSError as exc:
@@ -265,7 +284,18 @@ def urls(
             if not to_file.exists():
                 kept = f"{to_file}: not created (no entry written)"
             walk.report.notes.append(kept)
+        if changes_only:
+            assert options.state is not None
+            # The walk's own inventory file is the state's business, not the user's output.
+            walk.report.notes[:] = [n for n in walk.report.notes if n != kept]
+            kept = None
+            changed = write_changes(options.state, walk.report, Format(format).value, to_file)
+            if changed is None:
+                raise typer.Exit(EXIT_USAGE)
         print_summary(walk.report, as_json=as_json, quiet=quiet)
+        if changes_only and not as_json and not quiet:
+            for line in changed or ():
+                err.print(line, markup=False)
         if kept is not None and not as_json and not quiet:
             err.print(kept, markup=False)
         raise typer.Exit(code)
