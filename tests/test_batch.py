@@ -905,3 +905,29 @@ def test_cli_reads_a_csv_with_a_url_column(
     got = urls_by_site(read_urls(out))
     assert {k: set(v) for k, v in got.items()} == {s.key: s.expected_urls for s in farm.sites}
     assert fetched_by and None not in fetched_by, fetched_by
+
+
+def test_batch_keeps_one_state_per_site(inproc: Any, farm_factory: Any, tmp_path: Path) -> None:
+    """`state=DIR`: each site (and each leaf of a fanned-out one) keeps its own state, so a
+    second batch reads what did not change from it; sites.parquet counts what it saved."""
+    farm: Farm = farm_factory(["plain", "fanout", "cycle"])
+    state = tmp_path / "state"
+    urls = [s.url for s in farm.sites]
+    first = sitescout.batch(urls, tmp_path / "a", client=inproc, fanout=5, state=state, **OPTIONS)
+    assert {r.status for r in first} == {"complete"}
+    fanned = {r.site: r.leaves for r in first}
+    assert fanned[farm.sites[1].key] == FANOUT_LEAVES
+    assert all(r.unchanged_documents == 0 and r.fetched_documents > 0 for r in first)
+    assert all(r.downloaded_bytes > 0 for r in first)
+    farm.reset_counters()
+    second = sitescout.batch(urls, tmp_path / "b", client=inproc, fanout=5, state=state, **OPTIONS)
+    assert {r.status for r in second} == {"complete"}
+    before = {r.site: r.fetched_documents for r in first}
+    for r in second:  # the farm sends no validators: unchanged bodies are told by their bytes
+        assert (r.unchanged_documents, r.fetched_documents) == (before[r.site], 0), r
+    rows = read_sites(tmp_path / "b")
+    assert {k: row["unchanged_documents"] for k, row in rows.items()} == before
+    assert sorted_rows(read_urls(tmp_path / "a")) == sorted_rows(read_urls(tmp_path / "b"))
+    kept = sorted(p.name for p in state.iterdir())
+    assert len([name for name in kept if name.endswith(".leaves")]) == 1
+    assert len([name for name in kept if not name.endswith(".leaves")]) == len(farm.sites)

@@ -28,6 +28,7 @@ from typer.testing import CliRunner
 from sitescout import ProjectError, walk
 from sitescout.cli import app
 
+from .scaling import assert_linear
 from .server import Reply, RequestHandler, Site
 
 REPO = Path(__file__).resolve().parents[1]
@@ -680,3 +681,41 @@ def test_changes_only_needs_a_state_and_columns(tmp_path: Path) -> None:
     assert txt.exit_code == 2 and "not txt" in txt.output
     bare = runner.invoke(app, ["diff", str(tmp_path), str(tmp_path)])
     assert bare.exit_code == 2 and "without a stored inventory" in bare.output
+
+
+def test_the_state_is_private_to_its_user(make_site: Any, tmp_path: Path) -> None:
+    site = make_site("etag")
+    state = tmp_path / "state"
+    inventory(site.url, state=state)
+    generation = _current(state)
+    assert generation.stat().st_mode & 0o777 == 0o700
+    files = [p for p in generation.iterdir()]
+    assert files and all(p.stat().st_mode & 0o077 == 0 for p in files), files
+
+
+def test_reading_a_state_scales_linearly() -> None:
+    """4x the documents in a state file cost at most 5x the time to read and check."""
+    from sitescout._state import FORMAT, VERSION, parse_state
+
+    def state_of(n: int) -> bytes:
+        docs = [
+            {
+                "url": f"https://example.com/sitemaps/s{i}.xml.gz",
+                "final_url": f"https://example.com/sitemaps/s{i}.xml.gz",
+                "content_type": "application/gzip",
+                "encoding": "",
+                "etag": f'"{i:x}"',
+                "last_modified": "Sat, 01 Jun 2024 00:00:00 GMT",
+                "size": i,
+                "sha256": f"{i:064x}",
+                "file": f"{i:032x}.raw",
+                "listed_lastmod": "2024-06-01",
+            }
+            for i in range(n)
+        ]
+        site = "https://example.com/"
+        return json.dumps(
+            {"format": FORMAT, "version": VERSION, "site": site, "documents": docs}
+        ).encode()
+
+    assert_linear(state_of, lambda data: parse_state(data, "https://example.com/"), 2_000)

@@ -17,6 +17,9 @@ walk that ends (not one interrupted) switches `current` to it and removes the ol
 killed at any point leaves the previous state usable; a generation `current` does not name is
 a killed walk's leftover, removed by the next.
 
+What a walk writes here is the user's alone (0600 files in 0700 generations): a sitemap fetched
+with credentials may be private. Nothing the user sends (headers, cookies, passwords) is stored.
+
 Everything read back is untrusted: a state that is corrupt, truncated, of another format or of
 another site is ignored with one warning (`ignored`), and the walk runs in full. A body is
 checked against its size and SHA-256 before it is replayed; a body that fails is fetched again.
@@ -193,7 +196,7 @@ class BodyRecorder:
         try:
             if self._fd is None:
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-                self._fd = os.open(self._part, flags, 0o644, dir_fd=self.state.new_fd)
+                self._fd = os.open(self._part, flags, 0o600, dir_fd=self.state.new_fd)
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view) :]
@@ -215,7 +218,7 @@ class BodyRecorder:
         if self._fd is None and self.size == 0:  # an empty body: an empty file
             with contextlib.suppress(OSError):
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-                os.close(os.open(self._part, flags, 0o644, dir_fd=self.state.new_fd))
+                os.close(os.open(self._part, flags, 0o600, dir_fd=self.state.new_fd))
         stored = StoredDocument(
             url=url,
             final_url=resp.final_url,
@@ -285,7 +288,7 @@ class WalkState:
             state._dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             state._read()
             state._clean()
-            os.mkdir(state._new, 0o755, dir_fd=state._dir_fd)
+            os.mkdir(state._new, 0o700, dir_fd=state._dir_fd)
             state._new_fd = os.open(
                 state._new, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=state._dir_fd
             )
@@ -434,7 +437,7 @@ class WalkState:
         src = os.open(name, _OPEN_READ, dir_fd=self._old_fd)
         try:
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            dst = os.open(name, flags, 0o644, dir_fd=self.new_fd)
+            dst = os.open(name, flags, 0o600, dir_fd=self.new_fd)
             try:
                 while data := os.read(src, _STEP):
                     os.write(dst, data)
@@ -502,7 +505,7 @@ async def _closing(fd: int, name: str) -> AsyncGenerator[bytes, None]:
 def _write_atomic(dir_fd: int, name: str, data: bytes) -> None:
     tmp = f".{name}.{secrets.token_hex(4)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(tmp, flags, 0o644, dir_fd=dir_fd)
+    fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
     try:
         view = memoryview(data)
         while view:
