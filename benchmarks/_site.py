@@ -52,14 +52,22 @@ benchmark generates tiny sites into a temporary directory instead (`work_dir(smo
 checks with `check_smoke_mix` that they still carry the whole mix above (every lastmod form,
 hreflang, `&amp;` queries, whitespace around `<loc>`s): a smoke run exercises what a real run
 does, on far fewer URLs.
+
+`SiteServer(..., validators=True)` gives every file a strong ETag (a hash of the bytes it
+serves) and a Last-Modified, and answers conditional requests as RFC 9110 says (If-None-Match
+decides when sent, else If-Modified-Since) with a 304 and no body; `change_shard` edits one
+served urlset in memory (and moves its `<lastmod>` in the index), `restore_files` undoes edits.
+Every server counts the body bytes it sends (`bytes_sent`), for re-walk benchmarks.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import json
 import os
+import re
 import socket
 import sys
 import tempfile
@@ -69,7 +77,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
+from email.message import Message
+from email.utils import format_datetime, parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -615,6 +625,47 @@ _CONTENT_TYPES = {
 }
 # Bounds the keep-alive loop of one connection; clients simply reconnect after it.
 _MAX_REQUESTS_PER_CONNECTION = 10_000
+# Last-Modified of every file as loaded (`validators=True`); each edit moves it on by an hour, so
+# an edited file is newer than any date a client stored, at HTTP-date's one-second resolution.
+_LOADED_AT = datetime(2024, 12, 30, 12, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Validators:
+    """What a server with `validators=True` sends with a file and judges conditionals by."""
+
+    etag: str
+    last_modified: datetime
+
+    @classmethod
+    def of(cls, body: bytes, edits: int) -> Validators:
+        # Strong: the served bytes' own hash, so it moves exactly when they do.
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        return cls(etag, _LOADED_AT + timedelta(hours=edits))
+
+    @property
+    def http_date(self) -> str:
+        return format_datetime(self.last_modified, usegmt=True)
+
+    def not_modified(self, headers: Message) -> bool:
+        """Whether a GET/HEAD with these request headers gets a 304 (RFC 9110 §13.2.2):
+        If-None-Match, when sent, decides alone by weak comparison; otherwise If-Modified-Since,
+        a valid date no earlier than Last-Modified."""
+        tags = headers.get("If-None-Match")
+        if tags is not None:
+            mine = self.etag.removeprefix("W/")
+            asked = {tag.strip().removeprefix("W/") for tag in tags.split(",")}
+            return "*" in asked or mine in asked
+        since = headers.get("If-Modified-Since")
+        if since is None:
+            return False
+        try:
+            when = parsedate_to_datetime(since)
+        except (TypeError, ValueError, IndexError):
+            return False  # an invalid date is ignored (RFC 9110 §13.1.3)
+        if when.tzinfo is None:  # "-0000": HTTP-dates are UTC anyway
+            when = when.replace(tzinfo=UTC)
+        return self.last_modified <= when
 
 
 def _content_type(path: str) -> str:
@@ -648,14 +699,25 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.count(path)
         if self.server.latency:
             time.sleep(self.server.latency)
-        found = self.server.files.get("/index.html" if path == "/" else path)
+        found, validators = self.server.served("/index.html" if path == "/" else path)
+        if validators is not None and validators.not_modified(self.headers):
+            self.send_response(304)
+            self.send_header("ETag", validators.etag)
+            self.send_header("Last-Modified", validators.http_date)
+            self.end_headers()
+            self.server.sent(0, not_modified=True)
+            return
         status, body, ctype = (200, *found) if found else (404, b"not found\n", "text/plain")
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
+        if validators is not None:
+            self.send_header("ETag", validators.etag)
+            self.send_header("Last-Modified", validators.http_date)
         self.end_headers()
         if not head:
             self.wfile.write(body)
+            self.server.sent(len(body))
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: a benchmark's stderr is for results."""
@@ -667,6 +729,9 @@ class SiteServer(ThreadingHTTPServer):
     Use as a context manager: the serving thread starts on enter and stops on exit.
     `latency` (seconds) is slept before every response, to imitate a remote host.
     Occurrences of `placeholder` in served files are replaced by this server's origin.
+    `validators=True`: every file carries an ETag and a Last-Modified, and conditional requests
+    are answered with a 304 when they match (see `Validators`). Body bytes sent are counted
+    either way (`bytes_sent`).
     """
 
     daemon_threads = True
@@ -676,16 +741,28 @@ class SiteServer(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(
-        self, directory: Path, *, latency: float = 0.0, placeholder: str | None = PLACEHOLDER_ORIGIN
+        self,
+        directory: Path,
+        *,
+        latency: float = 0.0,
+        placeholder: str | None = PLACEHOLDER_ORIGIN,
+        validators: bool = False,
     ) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.directory = directory
         self.latency = latency
         self.placeholder = placeholder
+        self.validators = validators
         self.files: dict[str, tuple[bytes, str]] = {}
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._bytes_sent = 0
+        self._not_modified = 0
+        self._validators: dict[str, Validators] = {}
+        # As loaded, for `restore_files`; `_edits` numbers the edits made since.
+        self._loaded: tuple[dict[str, tuple[bytes, str]], dict[str, Validators]] = ({}, {})
+        self._edits = 0
         self.reload()
 
     @property
@@ -708,6 +785,11 @@ class SiteServer(ThreadingHTTPServer):
             "/" + p.relative_to(self.directory).as_posix(): (body, _content_type(p.name))
             for p, body in zip(paths, bodies, strict=True)
         }
+        if self.validators:
+            with self._lock:
+                self._validators = {p: Validators.of(b, 0) for p, (b, _) in self.files.items()}
+                self._edits = 0
+        self._loaded = (dict(self.files), dict(self._validators))
 
     def _load(self, path: Path) -> bytes:
         data = path.read_bytes()
@@ -737,6 +819,82 @@ class SiteServer(ThreadingHTTPServer):
     def reset_counts(self) -> None:
         with self._lock:
             self._counts.clear()
+
+    def served(self, path: str) -> tuple[tuple[bytes, str] | None, Validators | None]:
+        """The file at `path` (body, content type) and its validators, read together."""
+        if not self.validators:
+            return self.files.get(path), None
+        with self._lock:  # an edit replaces both: never a new body with an old ETag
+            return self.files.get(path), self._validators.get(path)
+
+    def sent(self, body_bytes: int, *, not_modified: bool = False) -> None:
+        with self._lock:
+            self._bytes_sent += body_bytes
+            self._not_modified += 1 if not_modified else 0
+
+    def bytes_sent(self) -> int:
+        """Body bytes sent since the start or `reset_bytes_sent` (headers not counted)."""
+        with self._lock:
+            return self._bytes_sent
+
+    def not_modified_sent(self) -> int:
+        """304 answers sent since the start or `reset_bytes_sent`."""
+        with self._lock:
+            return self._not_modified
+
+    def reset_bytes_sent(self) -> None:
+        """Start counting body bytes and 304 answers from zero."""
+        with self._lock:
+            self._bytes_sent = self._not_modified = 0
+
+    def change_file(self, path: str, body: bytes) -> None:
+        """Serve `body` at `path` from now on (same content type); with validators, a new ETag
+        and a Last-Modified later than any before go with it."""
+        with self._lock:
+            _, ctype = self.files[path]
+            self._edits += 1
+            self.files[path] = (body, ctype)
+            if self.validators:
+                self._validators[path] = Validators.of(body, self._edits)
+
+    def change_shard(self, path: str, index_path: str = "/sitemap_index.xml") -> bool:
+        """Edit the urlset at `path` as a site update would: one page more (so its bytes,
+        ETag and Last-Modified change), gzipped again if it was. The index at `index_path`
+        gets the new time as that child's `<lastmod>` when it gives the child one. Returns
+        whether it did (False: the index has no `<lastmod>` for it, and is left as it was)."""
+        body, _ = self.files[path]
+        gzipped = body[:2] == b"\x1f\x8b"
+        xml = gzip.decompress(body) if gzipped else body
+        edit = self._edits + 1
+        stamp = (_LOADED_AT + timedelta(hours=edit)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        page = (
+            f"  <url>\n    <loc>{self.origin}/changed/edit-{edit:04d}</loc>\n"
+            f"    <lastmod>{stamp}</lastmod>\n  </url>\n"
+        )
+        head, end, tail = xml.rpartition(b"</urlset>")
+        if not end:
+            raise ValueError(f"{path} is not a <urlset>")
+        xml = head + page.encode() + end + tail
+        if gzipped:
+            xml = gzip.compress(xml, compresslevel=_GZIP_LEVEL, mtime=0)
+        self.change_file(path, xml)
+        index, _ = self.files[index_path]
+        listed = re.compile(
+            rb"(<loc>\s*" + re.escape((self.origin + path).encode()) + rb"\s*</loc>\s*<lastmod>)"
+            rb"[^<]*(</lastmod>)"
+        )
+        moved, found = listed.subn(rb"\g<1>" + stamp.encode() + rb"\g<2>", index, count=1)
+        if not found:
+            return False
+        self.change_file(index_path, moved)
+        return True
+
+    def restore_files(self) -> None:
+        """Serve every file as loaded again, with its first validators: edits undone."""
+        with self._lock:
+            files, validators = self._loaded
+            self.files, self._validators = dict(files), dict(validators)
+            self._edits = 0
 
     def __enter__(self) -> SiteServer:
         self._thread = threading.Thread(

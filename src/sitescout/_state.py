@@ -36,14 +36,12 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ._http import Conditional, Response
-from ._local import read_chunks
 from ._models import RewalkSummary
 from ._project import ProjectError, lock_directory
 from ._urls import document_key
@@ -375,9 +373,10 @@ class WalkState:
     def add(self, stored: StoredDocument) -> None:
         self._written[document_key(stored.url)] = stored
 
-    async def body(self, stored: StoredDocument) -> AsyncGenerator[bytes, None] | None:
-        """The stored body's bytes to replay, once they are checked against its size and hash;
-        None when the file is missing or does not match (the document is fetched again)."""
+    async def open_body(self, stored: StoredDocument) -> int | None:
+        """A descriptor of the stored body (the caller closes it), at its start, once its bytes
+        are checked against its size and hash; None when the file is missing or does not match
+        (the document is fetched again)."""
         if self._old_fd is None:
             return None
         try:
@@ -394,7 +393,7 @@ class WalkState:
         except OSError:
             os.close(fd)
             return None
-        return _closing(fd, stored.file)
+        return fd
 
     @staticmethod
     def _matches(fd: int, stored: StoredDocument) -> bool:
@@ -492,14 +491,6 @@ class WalkState:
         if self._old_fd is not None:
             os.close(self._old_fd)
             self._old_fd = None
-
-
-async def _closing(fd: int, name: str) -> AsyncGenerator[bytes, None]:
-    try:
-        async for data in read_chunks(fd, name):
-            yield data
-    finally:
-        os.close(fd)
 
 
 def _write_atomic(dir_fd: int, name: str, data: bytes) -> None:

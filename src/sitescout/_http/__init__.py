@@ -38,6 +38,7 @@ from .config import (
     render_problem,
     ssl_context_for,
 )
+from .decode import Sink
 from .failure import connect_failure
 from .fetch import Fetcher
 from .guard import (
@@ -64,6 +65,7 @@ __all__ = [
     "PinnedTransport",
     "Resolver",
     "Response",
+    "Sink",
     "address_allowed",
     "address_class",
     "connect_failure",

@@ -13,6 +13,8 @@ Its rooms, each with one job, talking through public methods:
     emitter      de-duplication, base-path scope, the URL cap, page filters, batching, no I/O
     children     which child sitemaps of an index are walked, no I/O
     documents    one sitemap document: fetch, scan, ledger, and the budgets that cut it
+    rewalk       one document against the last walk's state (`--state`): conditional requests,
+                 replays of what did not change, what is kept for the next walk
     llms_source  llms.txt read as a page source
     walk         `Walk`, the orchestrator that follows the plan, and `SyncEntries`
 """

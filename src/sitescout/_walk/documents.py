@@ -6,9 +6,8 @@ may forbid the fetch; the body streams into a `SitemapParser` through a `Documen
 go to the `Emitter` as they appear; the `WalkLedger` books what the answer meant; the children an
 index lists are queued (`ChildSitemaps` picks them).
 
-With a state directory (`WalkState`) a document the last walk stored is asked for conditionally;
-a 304 replays its stored body through the same decoder and parser a download takes, so the walk
-gives what a fresh one would. A body downloaded is stored as it streams.
+With a state directory, each document is fetched through its `Visit` (`rewalk`): conditionally,
+or replayed from the state, and kept there for the next walk.
 """
 
 from __future__ import annotations
@@ -21,18 +20,18 @@ from dataclasses import replace
 from urllib.parse import urlsplit
 
 from .._budget import BudgetName, BudgetTracker, budget_label
-from .._errors import FetchError
-from .._http import Fetcher, Response, decode_into
+from .._http import Fetcher, Response
 from .._ledger import WalkLedger
 from .._local import STDIN_URL, is_file_url, local_child
 from .._models import DocumentRecord, Malformed, WalkReport
 from .._parse import SitemapParser
-from .._state import BodyRecorder, StoredDocument, WalkState
+from .._state import BodyRecorder
 from .._text import plural
 from .._urls import document_key
 from .children import ChildSitemaps
 from .emitter import Emitter
 from .options import WalkOptions
+from .rewalk import Rewalk
 
 __all__ = ["MAX_MALFORMED_KEPT", "Document", "DocumentSink", "DocumentTask", "deadline_cut"]
 
@@ -123,10 +122,10 @@ class DocumentTask:
         children: ChildSitemaps,
         *,
         queue: Callable[[Document], None],
-        state: WalkState | None = None,
+        rewalk: Rewalk | None = None,
     ) -> None:
         """`queue` puts a document in the pool's queue; a worker hands it back to `run`.
-        `state`: where the last walk's documents are and this walk's go."""
+        `rewalk`: the state directory's side, when the walk keeps one."""
         self.options = options
         self.report = report
         self.ledger = ledger
@@ -134,7 +133,7 @@ class DocumentTask:
         self.emitter = emitter
         self.children = children
         self._queue = queue
-        self.state = state
+        self.rewalk = rewalk
         self._fetcher: Fetcher | None = None
         self._visited: set[str] = set()
         self._probes: set[str] = set()
@@ -143,8 +142,6 @@ class DocumentTask:
         self._unread: dict[BudgetName, int] = {}
         # Child sitemap URLs seen while a document streams, keyed by its parser.
         self._pending_children: dict[int, list[str]] = {}
-        # With a state: the lastmod each queued child's index gave it, by document key.
-        self._listed: dict[str, str | None] = {}
 
     def bind(self, fetcher: Fetcher) -> None:
         """Fetch through `fetcher` from now on (the walk opens it when it starts)."""
@@ -201,22 +198,22 @@ class DocumentTask:
         record = DocumentRecord(url=url, depth=depth)
         self.report.documents.append(record)
 
-        state = self.state if not self.fetcher.reads_locally(url) else None
-        recorders: list[BodyRecorder] = []
+        rewalk = self.rewalk
+        visit = rewalk.visit(url) if rewalk and not self.fetcher.reads_locally(url) else None
 
         def sink_for(resp: Response) -> DocumentSink:
             charset = SitemapParser.charset_of(resp.content_type)
             parser = SitemapParser(resp.final_url, depth=depth, charset=charset)
             sink = DocumentSink(self, parser, record)
-            if state is not None and not resp.not_modified:
-                sink.recorder = state.recorder(url)
-                recorders.append(sink.recorder)
+            if visit is not None:
+                visit.record(sink, resp)
             return sink
 
         limit = time_limit(self.budget, self.options.fetch.timeout)
-        stored = state.stored(url) if state is not None else None
-        listed = self._listed.get(document_key(url))
-        resp, sink, replayed = await self._fetch(url, sink_for, limit, stored, listed)
+        if visit is not None:
+            resp, sink = await visit.fetch(self.fetcher, sink_for, limit)
+        else:
+            resp, sink = await self.fetcher.fetch_into(url, sink_for, time_limit=limit)
         stopped_by = sink.stopped_by if sink is not None else None
         if deadline_cut(self.budget, resp):
             self.budget.mark_hit("deadline")
@@ -243,137 +240,15 @@ class DocumentTask:
         if parser is not None and parser.kind == "sitemapindex":
             children = self._pending_children.pop(id(parser), [])
             record.children = len(children)
-            if state is not None:
-                self._note_stamped(url, parser.sitemap_lastmods, children)
-            for child in self.children.pick(record, parser, children):
-                if self.enqueue(child, record.depth + 1) and state is not None:
-                    self._listed[document_key(child)] = parser.sitemap_lastmods.get(child)
+            picked = self.children.pick(record, parser, children)
+            queued = [child for child in picked if self.enqueue(child, record.depth + 1)]
+            if visit is not None and rewalk is not None:
+                rewalk.children_queued(url, parser.sitemap_lastmods, queued)
         self.report.bytes += resp.bytes
-        if state is not None:
+        if visit is not None:
             whole = stopped_by is None and resp.error is None and not resp.truncated
-            whole = whole and parser is not None and parser.is_sitemap
-            kept = stored if replayed else None
-            self._store(url, resp, whole, kept, stored, recorders, listed)
+            visit.settle(resp, whole and parser is not None and parser.is_sitemap)
         await emitter.flush()  # the document ended: what it gave goes out now
-
-    async def _fetch(
-        self,
-        url: str,
-        sink_for: Callable[[Response], DocumentSink],
-        limit: float,
-        stored: StoredDocument | None,
-        listed: str | None,
-    ) -> tuple[Response, DocumentSink | None, bool]:
-        """Fetch `url`, conditionally when the state holds it; a 304 replays the stored body
-        into a sink as if it had been downloaded. Also whether it did.
-
-        With `trust_lastmod`, a stored child whose index gives it the lastmod it had is
-        replayed without a request."""
-        state = self.state
-        if (
-            state is not None
-            and stored is not None
-            and self.options.trust_lastmod
-            and listed is not None
-            and listed == stored.listed_lastmod
-        ):
-            resp = Response(url=url, final_url=stored.final_url, not_modified=True)
-            replayed = await self._replay(resp, stored, sink_for)
-            if replayed is not None:
-                state.summary.trusted += 1
-                return resp, replayed, True
-        conditional = stored.conditional if stored is not None else None
-        fetcher = self.fetcher
-        resp, sink = await fetcher.fetch_into(
-            url, sink_for, time_limit=limit, conditional=conditional
-        )
-        if not resp.not_modified:
-            return resp, sink, False
-        assert stored is not None and state is not None
-        sink = await self._replay(resp, stored, sink_for)
-        if sink is None:  # the stored copy is gone or damaged: asked once more, plainly
-            state.summary.refetched += 1
-            resp, sink = await fetcher.fetch_into(url, sink_for, time_limit=limit)
-            return resp, sink, False
-        state.summary.not_modified += 1
-        return resp, sink, True
-
-    async def _replay(
-        self,
-        resp: Response,
-        stored: StoredDocument,
-        sink_for: Callable[[Response], DocumentSink],
-    ) -> DocumentSink | None:
-        """The stored body read into a new sink, through the decoder a download takes; None
-        when it is missing or does not match what was stored."""
-        assert self.state is not None
-        body = await self.state.body(stored)
-        if body is None:
-            return None
-        resp.final_url, resp.content_type = stored.final_url, stored.content_type
-        sink = sink_for(resp)
-        cap = self.fetcher.config.max_document_bytes
-        try:
-            await decode_into(body, resp, sink, stored.encoding, cap)
-        except FetchError as exc:
-            resp.error = exc
-        finally:
-            await body.aclose()
-        return sink
-
-    def _note_stamped(self, url: str, lastmods: dict[str, str], children: list[str]) -> None:
-        """Say so when every child the state knows has a new lastmod in this index: many
-        sites stamp each entry with the time the index is served, which tells nothing."""
-        assert self.state is not None
-        known = moved = 0
-        for child in children:
-            stored = self.state.stored(child)
-            if stored is None or stored.listed_lastmod is None:
-                continue
-            known += 1
-            moved += lastmods.get(child) != stored.listed_lastmod
-        if known >= 2 and moved == known:
-            message = (
-                f"{url}: every child sitemap's lastmod moved since the last walk ({known});"
-                " the index may stamp them with the time it is served"
-            )
-            if self.options.trust_lastmod:
-                self.report.warn(message + ", so --trust-lastmod saves nothing there")
-            else:
-                self.report.notes.append(message)
-
-    def _store(
-        self,
-        url: str,
-        resp: Response,
-        whole: bool,
-        replayed: StoredDocument | None,
-        stored: StoredDocument | None,
-        recorders: list[BodyRecorder],
-        listed: str | None,
-    ) -> None:
-        """Keep what this document's answer was in the new state, and count what it cost."""
-        state = self.state
-        assert state is not None
-        summary = state.summary
-        if replayed is not None:
-            summary.total += replayed.size
-            if whole:
-                state.carry(replayed, resp, listed)
-        if not recorders:
-            return
-        *earlier, last = recorders
-        for recorder in earlier:  # bodies of attempts that were retried
-            recorder.discard()
-        summary.downloaded += last.size
-        summary.total += last.size
-        kept = last.keep(url, resp, listed) if whole else None
-        if kept is None:
-            last.discard()
-        if kept is not None and stored is not None and kept.sha256 == stored.sha256:
-            summary.same_body += 1
-        else:
-            summary.fetched += 1
 
     async def absorb(self, parser: SitemapParser, record: DocumentRecord) -> None:
         """Move what the parser produced on: rows to the emitter (awaits when the consumer is

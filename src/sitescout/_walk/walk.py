@@ -57,6 +57,7 @@ from .plan import (
     SourcePlan,
     WalkSitemaps,
 )
+from .rewalk import Rewalk
 
 __all__ = ["SyncEntries", "Walk"]
 
@@ -106,8 +107,9 @@ class Walk:
             *parts, preferred_locale=self.options.locale or path_locale(url), hand_off=hand_off
         )
         self._state = self._open_state()
+        rewalk = Rewalk(self.options, self.report, self._state) if self._state else None
         self._documents = DocumentTask(
-            *parts, self._emitter, children, queue=self._pool.put, state=self._state
+            *parts, self._emitter, children, queue=self._pool.put, rewalk=rewalk
         )
         self._llms = LlmsSource(url, *parts, self._emitter)
 
