@@ -92,7 +92,6 @@ STEPS = (
     ("trust", "trust"),
 )
 LABELS = dict(STEPS)
-STATE_KEYS = ("known", "not_modified", "same_body", "trusted", "fetched", "refetched")
 
 
 @dataclass(slots=True)
@@ -178,7 +177,9 @@ class Bench:
             self.index_lastmod = moved
         return key != "trust" or bool(self.index_lastmod)
 
-    def run(self, key: str, state_dir: Path, output: str = os.devnull) -> tuple[Run, Any]:
+    def run(
+        self, key: str, state_dir: Path, output: str = os.devnull
+    ) -> tuple[Run, dict[str, Any]]:
         """One walk as a child process; the server's counts are for it alone."""
         self.server.reset_counts()
         self.server.reset_bytes_sent()
@@ -216,6 +217,7 @@ class DirSize:
 
 
 def dir_size(path: Path) -> DirSize:
+    """What `du` would say of `path`, and its bytes and files."""
     seen: set[tuple[int, int]] = set()
     size = DirSize(0, 0, 0)
     for parent, _dirs, names in os.walk(path):
@@ -406,6 +408,8 @@ def print_table(measures: dict[str, Measure], stats: SiteStats) -> None:
             verdict = f"**WRONG**: {m.wrong}"
         elif m.key == "fresh":
             verdict = "= the generator's URLs"
+        elif m.key in ("changed", "trust"):
+            verdict = "= fresh walk's of the edited site"
         else:
             verdict = "= fresh walk's"
         rows = "?" if m.rows is None else f"{m.rows:,}"
@@ -424,38 +428,23 @@ def print_targets(measures: dict[str, Measure], shards: int) -> None:
     first, unchanged, changed = measures["first"], measures["unchanged"], measures["changed"]
     rows: list[tuple[str, str, bool | None]] = []
 
-    def share(m: Measure, attr: str, target: float, name: str) -> None:
+    def share(what: str, m: Measure, attr: str, target: float) -> None:
+        name = f"{what} ≤ {target * 100:.0f} % of the first walk's"
         if not (first.correct and m.correct):
             rows.append((name, "n/a: a run failed or was wrong", None))
             return
         ours, theirs = getattr(m, attr), getattr(first, attr)
         value = ours / theirs if theirs > 0 else float("inf")
-        shown = (
-            f"{_mib(ours)} of {_mib(theirs)}"
-            if attr == "bytes"
-            else f"{ours:.2f} s of {theirs:.2f} s"
-        )
+        if attr == "bytes":
+            shown = f"{_mib(ours)} of {_mib(theirs)}"
+        else:
+            shown = f"{ours:.2f} s of {theirs:.2f} s"
         rows.append((name, f"{value * 100:.2f} % ({shown})", value <= target))
 
-    share(
-        unchanged,
-        "bytes",
-        TARGET_UNCHANGED_BYTES,
-        f"bytes of the unchanged re-walk ≤ {TARGET_UNCHANGED_BYTES:.0%} of the first walk's",
-    )
-    share(
-        unchanged,
-        "wall",
-        TARGET_UNCHANGED_WALL,
-        f"wall of the unchanged re-walk ≤ {TARGET_UNCHANGED_WALL:.0%} of the first walk's",
-    )
-    share(
-        changed,
-        "bytes",
-        TARGET_CHANGED_BYTES,
-        f"bytes with 1 of {shards} urlsets changed ≤ {TARGET_CHANGED_BYTES:.0%} of the first "
-        "walk's",
-    )
+    share("bytes of the unchanged re-walk", unchanged, "bytes", TARGET_UNCHANGED_BYTES)
+    share("wall of the unchanged re-walk", unchanged, "wall", TARGET_UNCHANGED_WALL)
+    what = f"bytes with 1 of {shards} urlsets changed"
+    share(what, changed, "bytes", TARGET_CHANGED_BYTES)
     print("| target | measured | verdict |\n|---|---:|---|")
     for name, value, met in rows:
         verdict = "n/a" if met is None else ("met" if met else "**missed**")

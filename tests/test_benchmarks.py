@@ -162,6 +162,23 @@ SMOKES = {
             ),
         ),
         Smoke(
+            "rewalk.py",
+            (),
+            (
+                # URLs, wall s, CPU s, µs CPU/URL, peak RSS MiB, bytes sent, requests, 304s.
+                *(
+                    (_row(step, 8), 1)
+                    for step in ("fresh", "first", "unchanged", "one changed", "trust")
+                ),
+                # Every stored document answered 304; with --trust-lastmod only the index asked.
+                (r"^\| unchanged \|(?: [^|]* \|){8} (\d+) → \1 / 0 / 0 / 0 \|", 1),
+                (r"^\| trust \|(?: [^|]* \|){8} \d+ → 1 / 0 / \d+ / 0 \|", 1),
+                (rf"^- output of `unchanged` = the fresh walk's: {COUNT} lines, identical", 1),
+                (rf"^- output of `trust` = the fresh walk's of the edited site: {COUNT} lines", 1),
+                (rf"^\| bytes of the unchanged re-walk ≤ 2 % of the first walk's \| {NUM} % ", 1),
+            ),
+        ),
+        Smoke(
             "llms.py",
             (),
             (

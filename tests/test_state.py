@@ -719,3 +719,12 @@ def test_reading_a_state_scales_linearly() -> None:
         ).encode()
 
     assert_linear(state_of, lambda data: parse_state(data, "https://example.com/"), 2_000)
+
+
+def test_extract_walks_with_the_state(tmp_path: Path) -> None:
+    from sitescout._extract.options import ExtractOptions
+
+    options = ExtractOptions(state=tmp_path / "s", trust_lastmod=True)
+    walk_options = options.walk_options()
+    assert walk_options.state == tmp_path / "s" and walk_options.trust_lastmod
+    assert ExtractOptions().walk_options().state is None
