@@ -26,6 +26,8 @@ SHARED = [
     "exclude",
     "sitemap_include",
     "sitemap_exclude",
+    "state",
+    "trust_lastmod",
     # the fetch control of `FetchFlags`, after the walk's own
     "header",
     "cookie",

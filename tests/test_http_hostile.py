@@ -86,7 +86,7 @@ def test_decoder_work_is_linear_in_many_tiny_gzip_members() -> None:
 
     def decode(body: bytes) -> None:
         decoder = Decoder("gzip", 1 << 30)
-        out = decoder.decode(body)
+        out = list(decoder.decode(body))
         assert decoder.ended()
         assert sum(map(len, out)) == 4 * (len(body) // len(member))
 
@@ -122,9 +122,9 @@ def test_a_gzip_body_cut_anywhere_is_seen_as_cut(
     pos, i = 0, 0
     while pos < cut:  # bounded: every step moves on by at least one byte
         step = sizes[i % len(sizes)]
-        out += decoder.decode(body[pos : min(cut, pos + step)])
+        out += list(decoder.decode(body[pos : min(cut, pos + step)]))
         pos, i = pos + step, i + 1
-    out += decoder.flush()
+    out += list(decoder.flush())
     assert data.startswith(b"".join(out))
     assert decoder.ended() is (cut in (0, len(body)))
 
@@ -294,7 +294,7 @@ def test_raw_deflate_starting_with_a_stored_block_decodes() -> None:
     raw = z.compress(b"<urlset/>") + z.flush(zlib.Z_SYNC_FLUSH) + z.flush()
     assert raw[0] == 0
     decoder = Decoder("deflate", 1 << 20)
-    assert b"".join(decoder.decode(raw) + decoder.flush()) == b"<urlset/>"
+    assert b"".join([*decoder.decode(raw), *decoder.flush()]) == b"<urlset/>"
     assert decoder.ended()
 
 

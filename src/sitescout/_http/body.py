@@ -8,6 +8,7 @@ decoder and the same sink as one read over HTTP, so the walk has one path for ev
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import zlib
@@ -21,6 +22,10 @@ from .decode import Decoder, RawTap, Sink, undecodable
 from .failure import describe
 from .response import Response, SinkFactory
 from .retry import check_status
+
+# Decoded bytes a sink is given before it must parse them: what one document in flight holds of
+# its decoded body, however much a compressed read inflates to.
+DRAIN_EVERY = 1 << 20
 
 
 async def read_body(
@@ -77,10 +82,20 @@ async def decode_into(
         async for piece in raw:
             if tap is not None:
                 tap(piece)
+            held = 0
             for chunk in decoder.decode(piece):
                 sink.feed(chunk)
+                held += len(chunk)
+                if held >= DRAIN_EVERY:
+                    # A small read may inflate to megabytes: parsed as they come, not held.
+                    held = 0
+                    result.bytes = decoder.bytes
+                    if not await sink.drain():
+                        whole = False
+                        break
+                    await asyncio.sleep(0)  # Ctrl-C, timeouts and the other documents
             result.bytes = decoder.bytes
-            if decoder.truncated or not await sink.drain():
+            if not whole or decoder.truncated or not await sink.drain():
                 whole = False
                 break
         for chunk in decoder.flush():

@@ -8,7 +8,9 @@ stops gzip bombs, and a compressed body cut before its end marker is told apart 
 
 from __future__ import annotations
 
+import itertools
 import zlib
+from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
 try:  # optional: only advertised when it can be decoded
@@ -53,6 +55,7 @@ class _Inflate:
         self._wbits = wbits
         self._d = zlib.decompressobj(wbits)
         self._raw_fallback = wbits == 15
+        self.cut = False  # the last `decode` stopped at its room with input left
         self._inside = False  # a member has begun and its end marker is not seen yet
         self._members = 0  # members ended so far: zero bytes may pad what follows them
 
@@ -60,9 +63,10 @@ class _Inflate:
     def ended(self) -> bool:
         return not self._inside
 
-    def decode(self, data: bytes, room: int) -> tuple[list[bytes], bool]:
-        """Decode `data`, producing at most `room` bytes; True when output was cut short."""
-        out: list[bytes] = []
+    def decode(self, data: bytes, room: int) -> Iterator[bytes]:
+        """Decode `data` as it is consumed, producing at most `room` bytes; `cut` says, once
+        it is exhausted, whether output was cut short."""
+        self.cut = False
         pos = 0
         pending = b""
         while room > 0:
@@ -88,7 +92,6 @@ class _Inflate:
                 continue
             self._raw_fallback = False
             self._inside = True
-            out.append(chunk)
             room -= len(chunk)
             if self._d.eof:
                 pending = self._d.unused_data
@@ -97,21 +100,25 @@ class _Inflate:
                 self._members += 1
             else:
                 pending = self._d.unconsumed_tail
-        return out, bool(pending) or pos < len(data)
+            if chunk:
+                yield chunk
+        self.cut = bool(pending) or pos < len(data)
 
 
 class _Brotli:
     def __init__(self) -> None:
         assert _brotli is not None
         self._d = _brotli.Decompressor()
+        self.cut = False
 
     @property
     def ended(self) -> bool:
         return bool(self._d.is_finished())
 
-    def decode(self, data: bytes, room: int) -> tuple[list[bytes], bool]:
+    def decode(self, data: bytes, room: int) -> Iterator[bytes]:
         out = self._d.process(data)
-        return [out[:room]], len(out) > room
+        self.cut = len(out) > room
+        yield out[:room]
 
 
 def undecodable(content_encoding: str) -> str | None:
@@ -144,50 +151,53 @@ class Decoder:
         self._sniffed = False
         self._head = b""
 
-    def decode(self, data: bytes) -> list[bytes]:
-        chunks = [data]
+    def decode(self, data: bytes) -> Iterator[bytes]:
+        """`data` decoded, in pieces of at most 256 KiB made as they are consumed: a gzip bomb
+        is never held whole, only the piece being handed on."""
+        chunks: Iterator[bytes] = iter((data,))
         for layer in self._layers:
             chunks = self._through(layer, chunks)
         if not self._sniffed:
-            self._head += b"".join(chunks)
-            if len(self._head) < 2:
-                return []
-            chunks, self._head, self._sniffed = [self._head], b"", True
-            if chunks[0].startswith(_GZIP_MAGIC):
+            for chunk in chunks:
+                self._head += chunk
+                if len(self._head) >= 2:
+                    break
+            else:
+                return  # fewer than two bytes so far: the magic is still unknown
+            head, self._head, self._sniffed = self._head, b"", True
+            chunks = itertools.chain((head,), chunks)
+            if head.startswith(_GZIP_MAGIC):
                 self._layers.append(_Inflate(31))
                 chunks = self._through(self._layers[-1], chunks)
-        return self._limit(chunks)
+        yield from self._limit(chunks)
 
-    def flush(self) -> list[bytes]:
+    def flush(self) -> Iterator[bytes]:
         head, self._head = self._head, b""
         self._sniffed = True
-        return self._limit([head]) if head else []
+        if head:
+            yield from self._limit(iter((head,)))
 
     def ended(self) -> bool:
         """Whether every compressed layer reached its end marker (a cut stream has not)."""
         return all(layer.ended for layer in self._layers)
 
-    def _through(self, layer: _Inflate | _Brotli, chunks: list[bytes]) -> list[bytes]:
-        out: list[bytes] = []
+    def _through(self, layer: _Inflate | _Brotli, chunks: Iterator[bytes]) -> Iterator[bytes]:
         room = self.cap - self.bytes + 1  # one byte more than allowed reveals the cut
         for chunk in chunks:
-            decoded, cut = layer.decode(chunk, room)
-            out.extend(decoded)
-            room -= sum(len(d) for d in decoded)
-            if cut or room <= 0:
+            for decoded in layer.decode(chunk, room):
+                room -= len(decoded)
+                yield decoded
+            if layer.cut or room <= 0:
                 break
-        return out
 
-    def _limit(self, chunks: list[bytes]) -> list[bytes]:
-        out: list[bytes] = []
+    def _limit(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         for chunk in chunks:
             room = self.cap - self.bytes
             if len(chunk) > room:
                 chunk = chunk[:room]
                 self.truncated = True
             if chunk:
-                out.append(chunk)
                 self.bytes += len(chunk)
+                yield chunk
             if self.truncated:
                 break
-        return out
