@@ -441,3 +441,42 @@ def test_dashes_inside_a_comment_are_reported_once_however_the_bytes_arrive() ->
     parser.close()
     assert parser.errors == whole.errors
     assert sum("'--' inside a comment" in e for e in whole.errors) == 1
+
+
+# --------------------------------------------------------------------------- absolute bounds
+
+
+def _scan_cpu(data: bytes) -> float:
+    """CPU seconds to scan `data` in 64 KiB chunks into native rows (no object per URL)."""
+
+    def run() -> None:
+        parser = SitemapParser(DOC)
+        for pos in range(0, len(data), 65536):
+            parser.feed(data[pos : pos + 65536])
+            parser.take_rows()
+        parser.close()
+        parser.take_rows()
+
+    return min(scaling.cpu_time(run, f"{len(data)} bytes") for _ in range(2))
+
+
+def _namespace_maze(size: int) -> bytes:
+    """250 elements deep (the depth limit is 256), each declaring 255 prefixes, then prefixed tags
+    to `size` bytes: every one of them is checked against the prefixes in scope (63,750)."""
+    declare = b" ".join(b'xmlns:p%d="u:%d"' % (i, i) for i in range(255))
+    head = URLSET_OPEN + b"".join(b"<e " + declare + b">" for _ in range(250))
+    tag = b"<q:x/>"  # an undeclared prefix: found in none of them
+    body = tag * ((size - len(head)) // len(tag))
+    return head + body + b"</e>" * 250 + b"</urlset>"
+
+
+@pytest.mark.slow
+def test_prefixed_tags_cost_the_same_however_many_prefixes_are_declared() -> None:
+    """A crafted 50 MiB document costs at most 2x the CPU of a plain 50 MiB urlset."""
+    size = 50 << 20
+    plain = plain_urlset(size // 40)
+    maze = _namespace_maze(len(plain))
+    assert abs(len(maze) - len(plain)) < 1 << 20
+    plain_cpu = _scan_cpu(plain)
+    maze_cpu = _scan_cpu(maze)
+    assert maze_cpu <= 2 * plain_cpu, f"{maze_cpu:.2f} s against {plain_cpu:.2f} s"

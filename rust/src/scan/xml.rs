@@ -27,6 +27,8 @@
 //!   cannot be told, so only the first gets them; the others are not dropped unseen.
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
+
 use memchr::{memchr, memchr2};
 
 use super::rfc822::normalize_rfc822;
@@ -283,6 +285,9 @@ pub struct Xml {
     frames: Vec<Frame>,
     ns: Vec<u8>,
     ns_ends: Vec<u32>,
+    /// How many in-scope declarations name each prefix: whether one is declared is one lookup,
+    /// not a scan of every declaration in scope (up to 256 per element, 256 elements deep).
+    ns_count: HashMap<Vec<u8>, u32>,
     root_seen: bool,
     root_closed: bool,
     extra_reported: bool,
@@ -329,6 +334,7 @@ impl Xml {
             frames: Vec::new(),
             ns: Vec::new(),
             ns_ends: Vec::new(),
+            ns_count: HashMap::new(),
             root_seen: false,
             root_closed: false,
             extra_reported: false,
@@ -963,17 +969,7 @@ impl Xml {
     }
 
     fn declared(&self, prefix: &[u8]) -> bool {
-        if prefix == b"xml" {
-            return true;
-        }
-        let mut start = 0usize;
-        for &end in &self.ns_ends {
-            if &self.ns[start..end as usize] == prefix {
-                return true;
-            }
-            start = end as usize;
-        }
-        false
+        prefix == b"xml" || self.ns_count.contains_key(prefix)
     }
 
     fn start_tag(
@@ -1026,6 +1022,7 @@ impl Xml {
             if let Some(prefix) = name.strip_prefix(b"xmlns:") {
                 self.ns.extend_from_slice(prefix);
                 self.ns_ends.push(self.ns.len() as u32);
+                *self.ns_count.entry(prefix.to_vec()).or_insert(0) += 1;
             }
         }
         if !prefix.is_empty() && !self.declared(prefix) {
@@ -1228,11 +1225,24 @@ impl Xml {
         self.names.truncate(frame.name_start as usize);
         let mark = frame.ns_mark as usize;
         if mark < self.ns_ends.len() {
-            self.ns.truncate(if mark == 0 {
+            let first = if mark == 0 {
                 0
             } else {
                 self.ns_ends[mark - 1] as usize
-            });
+            };
+            // Each declaration leaves scope once: the work stays linear in the input.
+            let mut start = first;
+            for &end in &self.ns_ends[mark..] {
+                let prefix = &self.ns[start..end as usize];
+                if let Some(count) = self.ns_count.get_mut(prefix) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.ns_count.remove(prefix);
+                    }
+                }
+                start = end as usize;
+            }
+            self.ns.truncate(first);
             self.ns_ends.truncate(mark);
         }
         match frame.role {
