@@ -128,6 +128,38 @@ async def test_an_error_in_one_item_is_reported_and_the_rest_go_on() -> None:
     assert sorted(rec.errors) == [(-4, "bad item -4"), (-2, "bad item -2")]
 
 
+class FakePanic(BaseException):
+    """What a panic in the native core arrives as: PyO3's PanicException is a BaseException."""
+
+
+async def test_a_base_exception_from_one_item_is_that_items_failure() -> None:
+    """With one worker, a BaseException that ended it would leave the other items to no one
+    and the run would wait for them forever (the timeout of `collect` says so)."""
+    handled: list[int] = []
+    errors: list[tuple[int, str]] = []
+
+    async def handle(item: int) -> None:
+        if item == 2:
+            raise FakePanic("index out of bounds")
+        handled.append(item)
+        await pool.emit(item)
+
+    async def failed(item: int, exc: Exception) -> None:
+        assert isinstance(exc, Exception)
+        errors.append((item, str(exc)))
+
+    pool: Pool[int, int] = Pool(handle, failed, out_size=4)
+
+    async def main() -> None:
+        async with pool.workers(1):
+            for item in range(1, 5):
+                pool.put(item)
+            await pool.join()
+
+    assert await collect(pool, main) == [1, 3, 4]
+    assert errors == [(2, "FakePanic('index out of bounds')")]
+
+
 async def test_an_error_while_reporting_an_error_does_not_hang_the_run() -> None:
     async def handle(item: int) -> None:
         raise ValueError(item)

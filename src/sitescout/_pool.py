@@ -10,8 +10,10 @@ The walker (documents) and the link crawl (pages) share this shape:
   the consumer after the items emitted before it;
 * a consumer that leaves (break, `aclose()`, cancellation, Ctrl-C) cancels the driver, which
   cancels the workers: nothing keeps fetching for nobody;
-* an `Exception` in `handle` is a bug in one item, not the end of the run: `on_error` records it
-  and the worker goes on, so `join` never waits for an item that will not finish.
+* an exception in `handle` is a bug in one item, not the end of the run: `on_error` records it
+  and the worker goes on, so `join` never waits for an item that will not finish. That holds for
+  a `BaseException` too (a panic in the native core arrives as one), but not for cancellation,
+  Ctrl-C or an exit, which end the run.
 """
 
 from __future__ import annotations
@@ -119,9 +121,14 @@ class Pool(Generic[Item, Out]):
             item = await self._queue.get()
             try:
                 await self._handle(item)
-            except Exception as exc:  # a bug in one item must not hang or end the run
+            except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # a bug in one item must not hang or end the run
+                # A panic in the native core reaches Python as PanicException, which derives
+                # from BaseException: a worker it ended would leave its queue to no one.
+                error = exc if isinstance(exc, Exception) else RuntimeError(repr(exc))
                 try:
-                    await self._on_error(item, exc)  # still inside `except`: it may log.exception
+                    await self._on_error(item, error)  # inside `except`: it may log.exception
                 except Exception:
                     log.exception("recording the failure of %r failed", item)
             finally:

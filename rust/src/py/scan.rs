@@ -33,7 +33,9 @@ impl Scanner {
         if self.failure.is_some() {
             return;
         }
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| f(&mut self.inner))) {
+        if let Err(payload) =
+            super::quietly(|| catch_unwind(AssertUnwindSafe(|| f(&mut self.inner))))
+        {
             self.failure = Some(panic_message(payload.as_ref()));
         }
     }
@@ -52,8 +54,11 @@ impl Scanner {
         }
     }
 
-    fn feed(&mut self, py: Python<'_>, data: &[u8]) {
-        self.guarded(|s| s.feed(data, &mut PyIdna { py }));
+    /// Raises what the host codec raised that is not about a host (Ctrl-C, MemoryError).
+    fn feed(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        let mut idna = PyIdna::new(py);
+        self.guarded(|s| s.feed(data, &mut idna));
+        idna.raise()
     }
 
     /// The body was cut short (size cap, timeout, reset): call before `close()`.
@@ -61,8 +66,10 @@ impl Scanner {
         self.guarded(|s| s.note_truncated());
     }
 
-    fn close(&mut self, py: Python<'_>) {
-        self.guarded(|s| s.close(&mut PyIdna { py }));
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        let mut idna = PyIdna::new(py);
+        self.guarded(|s| s.close(&mut idna));
+        idna.raise()
     }
 
     #[getter]

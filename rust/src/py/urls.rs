@@ -2,16 +2,21 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use pyo3::exceptions::PyUnicodeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use crate::urls;
 
 /// The host rule's Unicode half, done by CPython itself so that its Unicode tables decide:
-/// `h = host.lower(); h if h.isascii() else h.encode("idna").decode("ascii").lower()`, with any
-/// exception (the codec raises UnicodeError) meaning "no valid host".
+/// `h = host.lower(); h if h.isascii() else h.encode("idna").decode("ascii").lower()`, with a
+/// UnicodeError (what the codec raises for a host it cannot encode) meaning "no valid host".
+///
+/// Any other exception (MemoryError, Ctrl-C's KeyboardInterrupt) is not an answer about the
+/// host: it is kept, and the call that used the converter raises it once it returns (`raise`).
 pub struct PyIdna<'py> {
     pub py: Python<'py>,
+    error: Option<PyErr>,
 }
 
 /// Hosts seen lately and their ASCII forms. The codec costs ~30 us a call, and a sitemap that
@@ -22,22 +27,30 @@ thread_local! {
     static CACHE: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
 }
 
-impl PyIdna<'_> {
-    fn convert(&self, host: &str) -> Option<String> {
-        let lowered = PyString::new(self.py, host).call_method0("lower").ok()?;
-        let ascii: bool = lowered.call_method0("isascii").ok()?.extract().ok()?;
+impl<'py> PyIdna<'py> {
+    pub fn new(py: Python<'py>) -> Self {
+        PyIdna { py, error: None }
+    }
+
+    /// Raise what the codec raised that was not a UnicodeError, if anything.
+    pub fn raise(self) -> PyResult<()> {
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    fn convert(&self, host: &str) -> PyResult<String> {
+        let lowered = PyString::new(self.py, host).call_method0("lower")?;
+        let ascii: bool = lowered.call_method0("isascii")?.extract()?;
         if ascii {
-            return lowered.extract().ok();
+            return lowered.extract();
         }
         lowered
-            .call_method1("encode", ("idna",))
-            .ok()?
-            .call_method1("decode", ("ascii",))
-            .ok()?
-            .call_method0("lower")
-            .ok()?
+            .call_method1("encode", ("idna",))?
+            .call_method1("decode", ("ascii",))?
+            .call_method0("lower")?
             .extract()
-            .ok()
     }
 }
 
@@ -46,7 +59,14 @@ impl urls::Idna for PyIdna<'_> {
         if let Some(known) = CACHE.with_borrow(|cache| cache.get(host).cloned()) {
             return known;
         }
-        let converted = self.convert(host);
+        let converted = match self.convert(host) {
+            Ok(ascii) => Some(ascii),
+            Err(error) if error.is_instance_of::<PyUnicodeError>(self.py) => None,
+            Err(error) => {
+                self.error.get_or_insert(error);
+                return None; // not an answer about the host: not remembered
+            }
+        };
         CACHE.with_borrow_mut(|cache| {
             if cache.len() >= CACHE_LIMIT {
                 cache.clear(); // a walk has few hosts: a full cache means junk, start over
@@ -88,16 +108,19 @@ fn resolve_url<'py>(
     base: &Bound<'py, PyString>,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
     let py = raw.py();
-    let idna = &mut PyIdna { py };
-    if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
+    let mut idna = PyIdna::new(py);
+    let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
         if urls::is_clean(text) {
             return Ok(Some(raw.clone())); // nothing to strip or resolve: the value itself
         }
-        return Ok(urls::resolve(text, base_text, idna).map(|url| PyString::new(py, &url)));
-    }
-    urls::resolve_wtf8(&wtf8(raw)?, &wtf8(base)?, idna)
-        .map(|url| from_wtf8(py, &url))
-        .transpose()
+        urls::resolve(text, base_text, &mut idna).map(|url| PyString::new(py, &url))
+    } else {
+        urls::resolve_wtf8(&wtf8(raw)?, &wtf8(base)?, &mut idna)
+            .map(|url| from_wtf8(py, &url))
+            .transpose()?
+    };
+    idna.raise()?;
+    Ok(resolved)
 }
 
 /// Normalize one URL: lowercase scheme and host (IDNA to punycode), no default port, no
@@ -108,17 +131,20 @@ fn resolve_url<'py>(
 #[pyfunction]
 fn normalize_url<'py>(url: Bound<'py, PyString>) -> PyResult<Bound<'py, PyString>> {
     let py = url.py();
-    let idna = &mut PyIdna { py };
-    if let Ok(text) = url.to_str() {
-        return Ok(match urls::normalize(text, idna) {
-            Cow::Borrowed(_) => url,
+    let mut idna = PyIdna::new(py);
+    let normalized = if let Ok(text) = url.to_str() {
+        match urls::normalize(text, &mut idna) {
+            Cow::Borrowed(_) => url.clone(),
             Cow::Owned(owned) => PyString::new(py, &owned),
-        });
-    }
-    match urls::normalize_wtf8(&wtf8(&url)?, idna) {
-        Cow::Borrowed(_) => Ok(url),
-        Cow::Owned(owned) => from_wtf8(py, &owned),
-    }
+        }
+    } else {
+        match urls::normalize_wtf8(&wtf8(&url)?, &mut idna) {
+            Cow::Borrowed(_) => url.clone(),
+            Cow::Owned(owned) => from_wtf8(py, &owned)?,
+        }
+    };
+    idna.raise()?;
+    Ok(normalized)
 }
 
 /// What the sitemap parser makes of one `<loc>` value; None where it records a malformed one.
@@ -129,19 +155,20 @@ fn resolve_loc<'py>(
     normalize: bool,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
     let py = raw.py();
-    let idna = &mut PyIdna { py };
-    if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
-        return Ok(
-            match urls::resolve_loc_cow(text, base_text, normalize, idna) {
-                // Clean and nothing stripped: the value itself, no new object.
-                Some(Cow::Borrowed(url)) if url.len() == text.len() => Some(raw.clone()),
-                url => url.map(|url| PyString::new(py, &url)),
-            },
-        );
-    }
-    urls::resolve_loc_wtf8(&wtf8(raw)?, &wtf8(base)?, normalize, idna)
-        .map(|url| from_wtf8(py, &url))
-        .transpose()
+    let mut idna = PyIdna::new(py);
+    let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
+        match urls::resolve_loc_cow(text, base_text, normalize, &mut idna) {
+            // Clean and nothing stripped: the value itself, no new object.
+            Some(Cow::Borrowed(url)) if url.len() == text.len() => Some(raw.clone()),
+            url => url.map(|url| PyString::new(py, &url)),
+        }
+    } else {
+        urls::resolve_loc_wtf8(&wtf8(raw)?, &wtf8(base)?, normalize, &mut idna)
+            .map(|url| from_wtf8(py, &url))
+            .transpose()?
+    };
+    idna.raise()?;
+    Ok(resolved)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

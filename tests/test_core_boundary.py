@@ -1,0 +1,80 @@
+"""The native core's boundary: what Python raises inside it comes back out.
+
+The host codec runs CPython's `idna` codec; a UnicodeError from it means "no valid host", but any
+other exception (Ctrl-C's KeyboardInterrupt, MemoryError) is not an answer about the host and
+must reach the caller. It is delivered here the way Ctrl-C is: asynchronously, into a thread
+that spends nearly all its time inside the codec."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+
+from sitescout import normalize_url
+from sitescout._parse import SitemapParser
+
+
+class Injected(Exception):
+    """Raised into the worker thread from outside, as a signal handler's exception would be."""
+
+
+def _raise_in(thread: threading.Thread) -> None:
+    assert thread.ident is not None
+    done = ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread.ident), ctypes.py_object(Injected)
+    )
+    assert done == 1
+
+
+def _surfaces(work: object) -> bool:
+    """Whether an exception raised into a thread busy with `work(i)` reaches that thread."""
+    started = threading.Event()
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            started.set()
+            deadline = time.monotonic() + 5
+            i = 0
+            while time.monotonic() < deadline:
+                work(i)  # type: ignore[operator]
+                i += 1
+            outcome.append(None)
+        except Injected as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    started.wait(5)
+    time.sleep(0.05)
+    _raise_in(thread)
+    thread.join(10)
+    assert not thread.is_alive()
+    return outcome[0] is not None
+
+
+def test_an_exception_inside_the_host_codec_reaches_the_caller() -> None:
+    # A new internationalized host each time: the core caches the hosts it has converted.
+    def convert(trial: int) -> object:
+        return lambda i: normalize_url(f"https://bücher-{i}-{trial}.example/")
+
+    trials = [_surfaces(convert(t)) for t in range(10)]
+    assert all(trials), f"{trials.count(False)} of {len(trials)} injected exceptions were lost"
+
+
+def test_an_exception_inside_the_codec_reaches_the_scanners_caller() -> None:
+    def scan(i: int) -> None:
+        parser = SitemapParser("https://example.com/sitemap.xml")
+        locs = "".join(f"<url><loc>https://bücher-{i}-{j}.example/</loc></url>" for j in range(20))
+        parser.feed(f"<urlset>{locs}</urlset>".encode())
+        parser.close()
+
+    trials = [_surfaces(scan) for _ in range(5)]
+    assert all(trials), f"{trials.count(False)} of {len(trials)} injected exceptions were lost"
+
+
+def test_a_host_the_codec_refuses_is_no_host() -> None:
+    # UnicodeError is the codec's answer: the URL has no valid host and is left as it is.
+    url = "https://" + "a" * 70 + "ü.example/"
+    assert normalize_url(url) == url
