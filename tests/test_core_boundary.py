@@ -11,6 +11,8 @@ import ctypes
 import threading
 import time
 
+import pytest
+
 from sitescout import normalize_url
 from sitescout._parse import SitemapParser
 
@@ -78,3 +80,21 @@ def test_a_host_the_codec_refuses_is_no_host() -> None:
     # UnicodeError is the codec's answer: the URL has no valid host and is left as it is.
     url = "https://" + "a" * 70 + "ü.example/"
     assert normalize_url(url) == url
+
+
+@pytest.mark.slow
+def test_the_cores_whitespace_is_the_interpreters() -> None:
+    """The core strips URL values with a table of Python's whitespace written into it; IDNA and
+    lowercasing it asks the interpreter for. A Python whose `str.isspace` differs (a newer
+    Unicode) must fail here, naming the code points, not read sitemaps differently in silence.
+    Code points up to U+0020 are left out: the URL rules strip C0 controls too, as browsers do."""
+    from sitescout._core import resolve_url
+
+    base = "https://x.com/"
+    differ = [
+        f"U+{c:04X}"
+        for c in range(0x21, 0x110000)
+        if not 0xD800 <= c <= 0xDFFF
+        and (resolve_url(chr(c) + base, base) == base) != chr(c).isspace()
+    ]
+    assert not differ, f"the core's whitespace differs from this Python's at {differ[:20]}"
