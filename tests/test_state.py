@@ -5,6 +5,8 @@ and one that answers 304 to anything)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gzip
 import hashlib
 import json
@@ -728,3 +730,32 @@ def test_extract_walks_with_the_state(tmp_path: Path) -> None:
     walk_options = options.walk_options()
     assert walk_options.state == tmp_path / "s" and walk_options.trust_lastmod
     assert ExtractOptions().walk_options().state is None
+
+
+def test_a_walk_stopped_mid_document_leaves_no_open_file(make_site: Any, tmp_path: Path) -> None:
+    site = make_site("etag", urls=2_000)
+    site.delay = 0.2  # every document takes a while: the walk is stopped inside them
+
+    async def stop_early() -> None:
+        w = walk(site.url, state=tmp_path / "state", concurrency=4)
+        batches = w.batches()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.5):
+                async for _batch in batches:
+                    pass
+        await batches.aclose()
+
+    def open_files() -> set[str]:
+        found = set()
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                found.add(os.readlink(f"/proc/self/fd/{fd}"))
+        return found
+
+    asyncio.run(stop_early())
+    import gc
+
+    gc.collect()
+    left = [path for path in open_files() if str(tmp_path) in path]
+    assert not left, left
+    assert generations(tmp_path / "state") == []  # nothing committed, nothing left behind

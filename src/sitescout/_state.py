@@ -195,6 +195,7 @@ class BodyRecorder:
             if self._fd is None:
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
                 self._fd = os.open(self._part, flags, 0o600, dir_fd=self.state.new_fd)
+                self.state.open_recorders.add(self)
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view) :]
@@ -241,6 +242,8 @@ class BodyRecorder:
 
     def discard(self) -> None:
         self._close()
+        if self.state.closed:
+            return  # its generation went with the state
         with contextlib.suppress(OSError):
             os.unlink(self._part, dir_fd=self.state.new_fd)
 
@@ -249,6 +252,7 @@ class BodyRecorder:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = None
+            self.state.open_recorders.discard(self)
 
 
 class WalkState:
@@ -267,6 +271,9 @@ class WalkState:
         self._new = f"gen-{secrets.token_hex(8)}"
         self._new_fd: int | None = None
         self.committed = False
+        self.closed = False
+        # Bodies being written: a walk cancelled mid-document leaves them to `close`.
+        self.open_recorders: set[BodyRecorder] = set()
 
     @classmethod
     def open(cls, directory: Path, site: str) -> WalkState:
@@ -474,6 +481,9 @@ class WalkState:
 
     def close(self) -> None:
         """Release the directory; a generation never committed is removed."""
+        for recorder in list(self.open_recorders):
+            recorder.discard()
+        self.closed = True
         self._close_old()
         if self._new_fd is not None:
             os.close(self._new_fd)
