@@ -83,6 +83,7 @@ class ConditionalSite:
         # An index that stamps every child with the time it is served (counted per request).
         self.stamped = False
         self.stamps = 0
+        self.stall = 0.0  # seconds each shard pauses halfway through its body
         self.site.add("/robots.txt", "Sitemap: /sitemap_index.xml\n", Content_Type="text/plain")
         for path in ["/sitemap_index.xml", *self.paths]:
             self.version[path] = 0
@@ -153,6 +154,19 @@ class ConditionalSite:
         with self.lock:
             self.full[path] += 1
             self.sent += len(body)
+        if self.stall and path != "/sitemap_index.xml":
+            # Half the body, then a pause: a walk stopped now is inside the document.
+            req.send_response(200)
+            for name, value in {"Content-Type": "application/xml", **headers}.items():
+                req.send_header(name, value)
+            req.send_header("Content-Length", str(len(body)))
+            req.end_headers()
+            req.wfile.write(body[: len(body) // 2])
+            req.wfile.flush()
+            time.sleep(self.stall)
+            with contextlib.suppress(OSError):
+                req.wfile.write(body[len(body) // 2 :])
+            return None
         return Reply(200, body, headers)
 
     def _unchanged(self, req: RequestHandler, etag: str, modified: str) -> bool:
@@ -734,13 +748,13 @@ def test_extract_walks_with_the_state(tmp_path: Path) -> None:
 
 def test_a_walk_stopped_mid_document_leaves_no_open_file(make_site: Any, tmp_path: Path) -> None:
     site = make_site("etag", urls=2_000)
-    site.delay = 0.2  # every document takes a while: the walk is stopped inside them
+    site.stall = 2.0  # every shard stops halfway for a while: the walk is stopped inside them
 
     async def stop_early() -> None:
         w = walk(site.url, state=tmp_path / "state", concurrency=4)
         batches = w.batches()
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(0.5):
+            async with asyncio.timeout(0.8):
                 async for _batch in batches:
                     pass
         await batches.aclose()
