@@ -8,9 +8,11 @@ instead of hanging the suite, and asserts that no request reached the loopback s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -248,7 +250,9 @@ def test_walk_options_either_accept_or_name_the_option(name: str, value: object)
 def test_walk_keywords_either_accept_or_raise_usage_error(name: str, value: object) -> None:
     kwargs: dict[str, Any] = {name: value}
     try:
-        w = walk("http://127.0.0.1:9/", **kwargs)
+        # `state` names a directory the walk takes at once: made in a scratch folder, not here.
+        with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+            w = walk("http://127.0.0.1:9/", **kwargs)
     except UsageError as exc:
         assert name in str(exc)
         return

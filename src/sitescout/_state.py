@@ -283,9 +283,9 @@ class WalkState:
         state = cls(directory, site)
         try:
             directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            msg = f"cannot create the state directory {directory}: {exc.strerror}"
-            raise ProjectError(msg) from None
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+            why = exc.strerror if isinstance(exc, OSError) else str(exc)
+            raise ProjectError(f"cannot create the state directory {directory}: {why}") from None
         if directory.is_symlink() or not directory.is_dir():
             raise ProjectError(f"the state directory {directory} is not a directory")
         state._lock_fd = lock_directory(directory, LOCK, what="walk")
