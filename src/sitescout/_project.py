@@ -293,26 +293,42 @@ def _opened_dir(path: Path, *, follow: bool = False) -> Iterator[int]:
         os.close(fd)
 
 
-def _write_json_at(dir_fd: int, name: str, data: Any) -> None:
-    """Write `data` as JSON to `name` in `dir_fd` so that no reader ever sees a torn file.
+# How a file is created: fresh (never one that exists), never through a symbolic link.
+NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
-    The temporary file is created fresh (`O_EXCL`, `O_NOFOLLOW`) and renamed over `name`; a rename
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of `data` to `fd` (a write may take less than it is given)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def write_file_at(dir_fd: int, name: str, data: bytes, mode: int = 0o644) -> None:
+    """Write `data` to `name` in `dir_fd` so that no reader ever sees a torn file.
+
+    The temporary file is created fresh (`NEW_FILE`), synced, and renamed over `name`; a rename
     replaces a symbolic link at `name` rather than writing through it.
     """
     tmp = f".{name}.{secrets.token_hex(4)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(tmp, flags, 0o644, dir_fd=dir_fd)
+    fd = os.open(tmp, NEW_FILE, mode, dir_fd=dir_fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dir_fd)
         raise
+
+
+def _write_json_at(dir_fd: int, name: str, data: Any) -> None:
+    """`data` as indented JSON, one trailing newline, written whole (`write_file_at`)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_file_at(dir_fd, name, text.encode("utf-8"))
 
 
 # -- one run at a time -----------------------------------------------------------------------------

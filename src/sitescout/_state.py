@@ -43,7 +43,7 @@ from typing import Any
 
 from ._http import Conditional, Response
 from ._models import RewalkSummary
-from ._project import ProjectError, lock_directory
+from ._project import NEW_FILE, ProjectError, lock_directory, write_all, write_file_at
 from ._urls import document_key
 
 __all__ = ["INVENTORY", "StoredDocument", "WalkState", "stored_inventory"]
@@ -192,16 +192,20 @@ class BodyRecorder:
         if self._failed:
             return
         try:
-            if self._fd is None:
-                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-                self._fd = os.open(self._part, flags, 0o600, dir_fd=self.state.new_fd)
-                self.state.open_recorders.add(self)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view) :]
+            write_all(self._open(), data)
         except OSError as exc:
-            self._failed = True  # the walk goes on; this document is just not stored
-            log.warning("walk state: cannot write %s: %s", self.url, exc.strerror)
+            self._fail(exc)
+
+    def _open(self) -> int:
+        """The file being written, created on first use."""
+        if self._fd is None:
+            self._fd = os.open(self._part, NEW_FILE, 0o600, dir_fd=self.state.new_fd)
+            self.state.open_recorders.add(self)
+        return self._fd
+
+    def _fail(self, exc: OSError) -> None:
+        self._failed = True  # the walk goes on; this document is just not stored
+        log.warning("walk state: cannot write %s: %s", self.url, exc.strerror)
 
     @property
     def sha256(self) -> str:
@@ -210,14 +214,15 @@ class BodyRecorder:
     def keep(self, url: str, resp: Response, listed: str | None) -> StoredDocument | None:
         """Store the body written: the document was read whole and is a sitemap. `listed`:
         the lastmod its index gave it."""
+        if not self._failed:
+            try:
+                self._open()  # an empty body never opened it: an empty file
+            except OSError as exc:
+                self._fail(exc)
         self._close()
         if self._failed:
             self.discard()
             return None
-        if self._fd is None and self.size == 0:  # an empty body: an empty file
-            with contextlib.suppress(OSError):
-                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-                os.close(os.open(self._part, flags, 0o600, dir_fd=self.state.new_fd))
         stored = StoredDocument(
             url=url,
             final_url=resp.final_url,
@@ -442,11 +447,10 @@ class WalkState:
         assert self._old_fd is not None
         src = os.open(name, _OPEN_READ, dir_fd=self._old_fd)
         try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            dst = os.open(name, flags, 0o600, dir_fd=self.new_fd)
+            dst = os.open(name, NEW_FILE, 0o600, dir_fd=self.new_fd)
             try:
                 while data := os.read(src, _STEP):
-                    os.write(dst, data)
+                    write_all(dst, data)
             finally:
                 os.close(dst)
         finally:
@@ -465,9 +469,9 @@ class WalkState:
             "documents": [d.as_dict() for d in self._written.values()],
         }
         try:
-            _write_atomic(self.new_fd, STATE_FILE, json.dumps(document, indent=1).encode())
+            write_file_at(self.new_fd, STATE_FILE, json.dumps(document, indent=1).encode(), 0o600)
             os.fsync(self.new_fd)
-            _write_atomic(self._dir_fd, CURRENT, f"{self._new}\n".encode())
+            write_file_at(self._dir_fd, CURRENT, f"{self._new}\n".encode(), 0o600)
             os.fsync(self._dir_fd)
         except OSError as exc:
             log.warning("walk state: cannot save it in %s: %s", self.directory, exc.strerror)
@@ -501,26 +505,6 @@ class WalkState:
         if self._old_fd is not None:
             os.close(self._old_fd)
             self._old_fd = None
-
-
-def _write_atomic(dir_fd: int, name: str, data: bytes) -> None:
-    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        raise
 
 
 def stored_inventory(directory: Path) -> Path | None:
