@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from _site import SiteServer, SiteStats, check_smoke_mix, work_dir
-from walk import Launcher, Run, _size, _version, prepare
+from walk import Launcher, Medians, Run, _size, _version, prepare
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
@@ -95,7 +95,7 @@ LABELS = dict(STEPS)
 
 
 @dataclass(slots=True)
-class Measure:
+class Measure(Medians):
     """One step's runs: figures per round, and what its last run's summary said."""
 
     key: str
@@ -113,26 +113,6 @@ class Measure:
     @property
     def label(self) -> str:
         return LABELS[self.key]
-
-    @property
-    def ok(self) -> bool:
-        return self.failure is None and bool(self.walls)
-
-    @property
-    def correct(self) -> bool:
-        return self.ok and self.wrong is None
-
-    @property
-    def wall(self) -> float:
-        return statistics.median(self.walls)
-
-    @property
-    def cpu(self) -> float:
-        return statistics.median(self.cpus)
-
-    @property
-    def rss(self) -> float:
-        return statistics.median(self.rss_mib)
 
     @property
     def bytes(self) -> int:

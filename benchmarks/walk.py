@@ -538,8 +538,39 @@ def export_revision(rev: str, notes: list[str]) -> Path | None:
 # --- measuring ---------------------------------------------------------------------------------
 
 
+class Medians:
+    """The medians of a measure's runs, and whether it ran and was right (`rewalk.py` too)."""
+
+    __slots__ = ()
+    walls: list[float]
+    cpus: list[float]
+    rss_mib: list[float]
+    failure: str | None
+    wrong: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and bool(self.walls)
+
+    @property
+    def correct(self) -> bool:
+        return self.ok and self.wrong is None
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(self.cpus)
+
+    @property
+    def rss(self) -> float:
+        return statistics.median(self.rss_mib)
+
+
 @dataclass(slots=True)
-class Measure:
+class Measure(Medians):
     """One tool on one site: the runs' figures; the floor's wall and CPU are its parse calls'."""
 
     tool: Tool
@@ -551,10 +582,6 @@ class Measure:
     module: str | None = None
     failure: str | None = None
     wrong: str | None = None  # ran, but did not report exactly the expected URLs
-
-    @property
-    def correct(self) -> bool:
-        return self.ok and self.wrong is None
 
     def add(self, run: Run, requests: int | None) -> None:
         if not run.ok:
@@ -571,22 +598,6 @@ class Measure:
         self.urls = urls if isinstance(urls, int) else self.urls
         self.module = result.get("module") or self.module
         self.requests = requests
-
-    @property
-    def ok(self) -> bool:
-        return self.failure is None and bool(self.walls)
-
-    @property
-    def wall(self) -> float:
-        return statistics.median(self.walls)
-
-    @property
-    def cpu(self) -> float:
-        return statistics.median(self.cpus)
-
-    @property
-    def rss(self) -> float:
-        return statistics.median(self.rss_mib)
 
 
 def run_rounds(
