@@ -157,7 +157,8 @@ class Visit:
         state = self.rewalk.state
         summary = state.summary
         stored = self.stored
-        if self.replayed and stored is not None and not self._recorders:
+        if self.replayed:  # no attempt after a replay: nothing was recorded
+            assert stored is not None
             summary.total += stored.size
             if whole:
                 state.carry(stored, resp, self.listed)

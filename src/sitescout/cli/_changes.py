@@ -169,12 +169,13 @@ def write_changes(
             "the walk was partial: URLs it did not see are not reported as removed, and the"
             " stored inventory stays that of the last complete walk"
         )
+    said: list[str] = []
     if old is None:
-        report.notes.append(f"no earlier inventory in {state}: every URL is reported as added")
+        said.append(f"no earlier inventory in {state}: every URL is reported as added")
     removed = counts.removed if complete else 0
-    said = (
+    said.append(
         f"changes since the last walk: {counts.added:,} added, {removed:,} removed,"
         f" {counts.changed:,} changed ({counts.unchanged:,} unchanged)"
     )
-    report.notes.append(said)
-    return [said] if old is not None else [report.notes[-2], said]
+    report.notes.extend(said)
+    return said

@@ -279,23 +279,22 @@ def urls(
                 out.close(keep=tally.total > 0)
             except OSError as exc:
                 _write_failed(out, output, exc)
-        if not tally.total and to_file is not None and out.path is not None:
+        # With --changes-only `out` is the state's inventory, not the user's file: not told.
+        if not changes_only and not tally.total and to_file is not None and out.path is not None:
             kept = f"{to_file}: left as it was (no entry written)"
             if not to_file.exists():
                 kept = f"{to_file}: not created (no entry written)"
             walk.report.notes.append(kept)
+        changed: list[str] = []
         if changes_only:
             assert options.state is not None
-            # The walk's own inventory file is the state's business, not the user's output.
-            walk.report.notes[:] = [n for n in walk.report.notes if n != kept]
-            kept = None
-            changed = write_changes(options.state, walk.report, Format(format).value, to_file)
-            if changed is None:
+            lines = write_changes(options.state, walk.report, format.value, to_file)
+            if lines is None:
                 raise typer.Exit(EXIT_USAGE)
+            changed = lines
         print_summary(walk.report, as_json=as_json, quiet=quiet)
-        if changes_only and not as_json and not quiet:
-            for line in changed or ():
-                err.print(line, markup=False)
+        for line in changed if not (as_json or quiet) else ():
+            err.print(line, markup=False)
         if kept is not None and not as_json and not quiet:
             err.print(kept, markup=False)
         raise typer.Exit(code)
