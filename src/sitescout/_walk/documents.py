@@ -242,8 +242,8 @@ class DocumentTask:
             record.children = len(children)
             picked = self.children.pick(record, parser, children)
             queued = [child for child in picked if self.enqueue(child, record.depth + 1)]
-            if visit is not None and rewalk is not None:
-                rewalk.children_queued(url, parser.sitemap_lastmods, queued)
+            if visit is not None:
+                visit.rewalk.children_queued(url, parser.sitemap_lastmods, queued)
         self.report.bytes += resp.bytes
         if visit is not None:
             whole = stopped_by is None and resp.error is None and not resp.truncated
