@@ -68,7 +68,7 @@ def rows_of(data: bytes, sitemap: str, depth: int = 2) -> Batch:
 @given(documents())
 def test_encodings_match_the_python_writers(doc: tuple[bytes, str]) -> None:
     rows = rows_of(*doc)
-    alternates = rows.alternates(SeenSet())
+    alternates = rows.alternates(SeenSet(), SeenSet())
     for batch in (rows, alternates):
         entries = batch.entries()
         assert batch.to_jsonl() == encode.to_jsonl(entries)
@@ -95,14 +95,16 @@ def test_dedup_alternates_and_split() -> None:
     assert rows.retain_new(seen) == 1
     assert rows.urls() == ["https://x.com/a", "https://x.com/b", "https://x.com/de/a"]
     # The alternate is a page of this document already: not listed again as an alternate.
-    assert len(rows.alternates(seen)) == 0
+    assert len(rows.alternates(seen, SeenSet())) == 0
     fresh = rows_of(doc, "https://x.com/s.xml")
-    other = SeenSet()
-    alternates = fresh.alternates(other)
+    held = SeenSet()
+    alternates = fresh.alternates(SeenSet(), held)
     assert [(e.url, e.hreflang, e.alternate_of) for e in alternates.entries()] == [
         ("https://x.com/de/a", "de", "https://x.com/a")
     ]
     assert (alternates.pages(), fresh.pages()) == (0, 4)
+    # Held once, an alternate is not made a row again.
+    assert len(fresh.alternates(SeenSet(), held)) == 0
     tail = fresh.split_off(3)
     assert (fresh.urls(), tail.urls()) == (
         ["https://x.com/a", "https://x.com/b", "https://x.com/a"],

@@ -162,9 +162,7 @@ async def test_hreflang_alternates_yielded_flagged_and_deduplicated(site: Site) 
     assert sorted(e.url for e in no_alt) == sorted([f"{u}/en/", f"{u}/de/"])
 
 
-async def test_a_page_listed_before_still_brings_its_own_alternates(site: Site) -> None:
-    """/de/ is first an alternate of /en/ (a.xml), then a page of its own that lists /fr/
-    (b.xml): the page is a duplicate, but /fr/ is new and is reported."""
+def _alternates_of_each_other(site: Site) -> None:
     u = site.url
     site.add("/index.xml", sitemapindex([f"{u}/a.xml", f"{u}/b.xml"]))
     site.add(
@@ -175,13 +173,96 @@ async def test_a_page_listed_before_still_brings_its_own_alternates(site: Site) 
         "/b.xml",
         urlset([f"{u}/de/"], extra=f'<xhtml:link rel="alternate" hreflang="fr" href="{u}/fr/"/>'),
     )
+
+
+async def test_a_page_named_as_an_alternate_first_is_still_a_page(site: Site) -> None:
+    """/de/ is first an alternate of /en/ (a.xml), then a page of its own that lists /fr/
+    (b.xml): /de/ is a page, and /fr/, which no sitemap lists as a page, its alternate."""
+    u = site.url
+    _alternates_of_each_other(site)
     entries, report, _ = await collect(u + "/index.xml", concurrency=1)
     assert [(e.url, e.alternate_of) for e in entries] == [
         (f"{u}/en/", None),
-        (f"{u}/de/", f"{u}/en/"),
+        (f"{u}/de/", None),
         (f"{u}/fr/", f"{u}/de/"),
     ]
-    assert (report.urls, report.alternates, report.duplicates) == (1, 2, 1)
+    assert (report.urls, report.alternates, report.duplicates) == (2, 1, 0)
+
+
+@pytest.mark.parametrize("late", ["/a.xml", "/b.xml"])
+async def test_pages_and_alternates_do_not_depend_on_which_document_arrives_first(
+    site: Site, late: str
+) -> None:
+    """Concurrent documents finish in any order; the same site gives the same pages and the
+    same alternates either way. The late document is served only after the other was."""
+    u = site.url
+    _alternates_of_each_other(site)
+    early = next(p for p in ("/a.xml", "/b.xml") if p != late)
+    body = site.routes[late]
+    assert isinstance(body, Reply)
+
+    def after_the_other(handler: RequestHandler) -> Reply:
+        deadline = time.monotonic() + 5.0
+        while site.hits[early] == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # the early document is read and passed on meanwhile
+        return body
+
+    site.handle(late, after_the_other)
+    entries, report, _ = await collect(u + "/index.xml", concurrency=2)
+    assert sorted((e.url, e.alternate_of) for e in entries) == [
+        (f"{u}/de/", None),
+        (f"{u}/en/", None),
+        (f"{u}/fr/", f"{u}/de/"),
+    ]
+    assert (report.urls, report.alternates) == (2, 1)
+
+
+async def test_past_the_hold_alternates_go_out_as_they_come(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With more alternates waiting than the hold keeps, they are handed on before the walk
+    ends (first come, first served), each URL still once."""
+    monkeypatch.setattr("sitescout._walk.emitter.HELD_ALTERNATES", 2)
+    u = site.url
+    alt = "".join(
+        f'<xhtml:link rel="alternate" hreflang="x{i}" href="{u}/x{i}/"/>' for i in range(5)
+    )
+    site.add("/index.xml", sitemapindex([f"{u}/a.xml", f"{u}/b.xml"]))
+    site.add("/a.xml", urlset([f"{u}/en/"], extra=alt))
+    site.add("/b.xml", urlset([f"{u}/x0/", f"{u}/en/"], extra=alt))
+    entries, report, _ = await collect(u + "/index.xml", concurrency=1)
+    urls = [e.url for e in entries]
+    assert len(urls) == len(set(urls)) == 6
+    # a.xml's alternates went out before b.xml was read: /x0/ stays an alternate.
+    assert {e.url for e in entries if e.alternate_of} == {f"{u}/x{i}/" for i in range(5)}
+    assert (report.urls, report.alternates, report.duplicates) == (1, 5, 2)
+
+
+async def test_alternates_held_when_the_consumer_leaves_are_noted(site: Site) -> None:
+    """The consumer leaves after the first document's pages, while the second document is
+    still on its way: the alternates waiting for the end of the walk are said to be lost."""
+    u = site.url
+    site.add("/index.xml", sitemapindex([f"{u}/a.xml", f"{u}/b.xml"]))
+    alt = "".join(
+        f'<xhtml:link rel="alternate" hreflang="x{i}" href="{u}/x{i}/"/>' for i in range(3)
+    )
+    site.add("/a.xml", urlset([f"{u}/en/"], extra=alt))
+    body = urlset([f"{u}/b/"])
+
+    def slow(handler: RequestHandler) -> Reply:
+        time.sleep(1.0)
+        return Reply(body=body.encode())
+
+    site.handle("/b.xml", slow)
+    walk = sitescout.walk(u + "/index.xml", concurrency=2, **FAST)
+    batches = walk.__aiter__()
+    first = await batches.__anext__()
+    await batches.aclose()
+    assert [e.url for e in first] == [f"{u}/en/"]
+    assert "3 hreflang alternates found but not passed on before the walk stopped" in (
+        walk.report.notes
+    )
 
 
 def test_a_slow_consumer_gets_every_url_once(site: Site) -> None:

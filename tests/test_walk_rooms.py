@@ -256,12 +256,17 @@ async def test_the_base_path_scopes_unscoped_rows_and_counts_them() -> None:
     assert (room.ledger.prefix_matched, room.ledger.prefix_examined) == (2, 3)
 
 
-async def test_sitemap_rows_bring_their_alternates_after_the_pages() -> None:
+async def test_sitemap_rows_bring_their_alternates_after_the_sitemaps() -> None:
     room = Room()
     await room.emitter.pass_sitemap_rows(parsed(URLSET))
     await room.emitter.flush()
+    assert room.urls() == [SITE + "/en/a", SITE + "/en/b", SITE + "/en/c"]
+    assert room.emitter.held_alternates == 1
+    await room.emitter.release_alternates()
+    await room.emitter.flush()
     assert room.urls() == [SITE + "/en/a", SITE + "/en/b", SITE + "/en/c", SITE + "/de/a"]
     assert (room.report.urls, room.report.alternates) == (3, 1)
+    assert room.emitter.held_alternates == 0
     plain = Room(WalkOptions(alternates=False))
     await plain.emitter.pass_sitemap_rows(parsed(URLSET))
     await plain.emitter.flush()
@@ -269,10 +274,21 @@ async def test_sitemap_rows_bring_their_alternates_after_the_pages() -> None:
     assert len(plain.urls()) == 3
 
 
+async def test_a_held_alternate_some_sitemap_lists_as_a_page_is_a_page() -> None:
+    room = Room()
+    await room.emitter.pass_sitemap_rows(parsed(URLSET))
+    await room.emitter.pass_sitemap_rows(rows("/de/a"))
+    await room.emitter.release_alternates()
+    await room.emitter.flush()
+    assert room.urls() == [SITE + "/en/a", SITE + "/en/b", SITE + "/en/c", SITE + "/de/a"]
+    assert (room.report.urls, room.report.alternates, room.report.duplicates) == (4, 0, 0)
+
+
 async def test_page_filters_drop_sitemap_rows_and_undated_urls_and_say_so() -> None:
     since = datetime(2024, 1, 1)
     room = Room(WalkOptions(since=since, exclude=("/c$",)))
     await room.emitter.pass_sitemap_rows(parsed(URLSET))
+    await room.emitter.release_alternates()
     await room.emitter.flush()
     # /en/b is older than `since`; /en/c is excluded; no lastmod is kept (not strict)
     assert room.urls() == [SITE + "/en/a", SITE + "/de/a"]

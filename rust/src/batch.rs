@@ -154,21 +154,27 @@ impl Rows {
 
     /// `retain_new`, then the alternates of every row, the dropped ones included (a page seen
     /// before may still list alternates nobody listed yet): the count dropped and the alternates.
-    pub fn retain_new_with_alternates(&mut self, seen: &mut SeenSet) -> (usize, Rows) {
+    pub fn retain_new_with_alternates(
+        &mut self,
+        seen: &mut SeenSet,
+        held: &mut SeenSet,
+    ) -> (usize, Rows) {
         let fresh: Vec<bool> = self.0.iter().map(|row| fresh(row, seen)).collect();
-        let alternates = self.alternates(seen);
+        let alternates = self.alternates(seen, held);
         let mut keep = fresh.into_iter();
         let before = self.0.len();
         self.0.retain(|_| keep.next().unwrap_or(false));
         (before - self.0.len(), alternates)
     }
 
-    /// The hreflang alternates of these rows not seen before, as rows of their own.
-    pub fn alternates(&self, seen: &mut SeenSet) -> Rows {
+    /// The hreflang alternates of these rows, as rows of their own, whose URL is neither in
+    /// `seen` (the pages, and the alternates handed on) nor in `held` (the alternates waiting);
+    /// those returned are added to `held`.
+    pub fn alternates(&self, seen: &SeenSet, held: &mut SeenSet) -> Rows {
         let mut out = Vec::new();
         for row in &self.0 {
             for alt in &row.entry.alternates {
-                if seen.add(&alt.url) {
+                if !seen.contains(&alt.url) && held.add(&alt.url) {
                     out.push(Row {
                         entry: Entry {
                             url: alt.url.clone(),
@@ -493,6 +499,7 @@ mod tests {
     #[test]
     fn dedup_and_alternates() {
         let mut seen = SeenSet::default();
+        let mut held = SeenSet::default();
         let mk = |u: &str| Entry {
             url: u.into(),
             alternates: vec![crate::entry::Alternate {
@@ -503,20 +510,35 @@ mod tests {
         };
         let mut rows = Rows::from_document(vec![mk("a"), mk("b"), mk("a")], "s", 2);
         assert_eq!(rows.retain_new(&mut seen), 1);
-        let alts = rows.alternates(&mut seen);
+        let alts = rows.alternates(&seen, &mut held);
         assert_eq!(alts.0.len(), 2);
         assert_eq!(alts.pages(), 0);
         assert_eq!(alts.0[1].alternate_of.as_deref(), Some("b"));
-        assert_eq!(rows.alternates(&mut seen).0.len(), 0);
+        assert_eq!(rows.alternates(&seen, &mut held).0.len(), 0);
         let mut again = Rows::from_document(vec![mk("a"), mk("c")], "s", 2);
-        let (dropped, alts) = again.retain_new_with_alternates(&mut seen);
+        let (dropped, alts) = again.retain_new_with_alternates(&mut seen, &mut held);
         assert_eq!(dropped, 1);
         assert_eq!(alts.0.len(), 1); // c/de: a's alternate was listed already
         let mut fresh = SeenSet::default();
+        let mut none_held = SeenSet::default();
         let mut twice = Rows::from_document(vec![mk("x"), mk("x")], "s", 2);
         assert!(fresh.add("x"));
-        let (dropped, alts) = twice.retain_new_with_alternates(&mut fresh);
+        let (dropped, alts) = twice.retain_new_with_alternates(&mut fresh, &mut none_held);
         assert_eq!((dropped, alts.0.len()), (2, 1)); // x was seen, its alternate was not
+                                                     // An alternate that is a page already (in `seen`) is not made a row.
+        let mut paged = Rows::from_document(
+            vec![
+                mk("p"),
+                Entry {
+                    url: "p/de".into(),
+                    ..Entry::default()
+                },
+            ],
+            "s",
+            2,
+        );
+        let (dropped, alts) = paged.retain_new_with_alternates(&mut fresh, &mut none_held);
+        assert_eq!((dropped, alts.0.len()), (0, 0));
         let tail = rows.split_off(1);
         assert_eq!((rows.0.len(), tail.0.len()), (1, 1));
     }

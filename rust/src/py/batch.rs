@@ -151,17 +151,25 @@ impl Batch {
         self.rows.retain_new(&mut seen.inner)
     }
 
-    /// `retain_new`, then the alternates of every row, dropped ones included, that `seen` does
-    /// not hold yet (now added): how many rows went, and the alternates as a batch.
-    fn retain_new_with_alternates(&mut self, seen: &mut SeenSet) -> (usize, Batch) {
-        let (dropped, rows) = self.rows.retain_new_with_alternates(&mut seen.inner);
+    /// `retain_new`, then the alternates of every row, dropped ones included, whose URL is in
+    /// neither `seen` nor `held` (now added to `held`): how many rows went, and the alternates
+    /// as a batch.
+    fn retain_new_with_alternates(
+        &mut self,
+        seen: &mut SeenSet,
+        held: &mut SeenSet,
+    ) -> (usize, Batch) {
+        let (dropped, rows) = self
+            .rows
+            .retain_new_with_alternates(&mut seen.inner, &mut held.inner);
         (dropped, Batch { rows })
     }
 
-    /// The hreflang alternates of these rows that `seen` does not hold yet (now added).
-    fn alternates(&self, seen: &mut SeenSet) -> Batch {
+    /// The hreflang alternates of these rows whose URL is in neither `seen` nor `held` (now
+    /// added to `held`).
+    fn alternates(&self, seen: &SeenSet, held: &mut SeenSet) -> Batch {
         Batch {
-            rows: self.rows.alternates(&mut seen.inner),
+            rows: self.rows.alternates(&seen.inner, &mut held.inner),
         }
     }
 

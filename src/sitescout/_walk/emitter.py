@@ -4,7 +4,13 @@ batching, with no I/O of its own.
 Rows from every source (sitemap documents, llms.txt, the crawl) come in; each URL goes out once,
 in batches of at most `BATCH_SIZE`, through `emit` (the pool's small bounded queue, so a slow
 consumer slows the fetching instead of growing memory). Nothing holds the inventory: memory is
-the batch being filled and the compact seen-set.
+the batch being filled, the compact seen-sets and at most `HELD_ALTERNATES` hreflang alternates.
+
+A URL one sitemap lists as a page and another names as an hreflang alternate is a page, whichever
+document arrives first: alternates wait until the sitemaps are walked (`release_alternates`),
+and those some sitemap listed as pages by then are left out. Concurrent documents finish in any
+order, and without the wait the same site gave "54 URLs (3 alternates)" on one run and "57 URLs
+(0 alternates)" on the next. Past `HELD_ALTERNATES` waiting, they go out as they come.
 """
 
 from __future__ import annotations
@@ -20,9 +26,11 @@ from .._models import WalkReport
 from .._text import plural
 from .options import WalkOptions
 
-__all__ = ["BATCH_SIZE", "MAX_BATCH_WAIT", "Emitter"]
+__all__ = ["BATCH_SIZE", "HELD_ALTERNATES", "MAX_BATCH_WAIT", "Emitter"]
 
 BATCH_SIZE = 1000
+# The most hreflang alternates held back at once (about 200 bytes each in the core).
+HELD_ALTERNATES = 50_000
 # A batch is handed on when full, when a document ends, or when its oldest entry has waited
 # this long (seconds), whichever comes first; the wait is checked every tick.
 MAX_BATCH_WAIT = 0.4
@@ -59,6 +67,9 @@ class Emitter:
         self.llms_index: LlmsIndex | None = None
         self._emit = emit
         self._seen = SeenSet()
+        # Alternates held back (`release_alternates`), and every alternate URL ever held.
+        self._held = Batch()
+        self._held_urls = SeenSet()
         # Rows waiting to fill a batch; the native core holds them.
         self._rows = Batch()
         self._urls_full = False
@@ -105,10 +116,9 @@ class Emitter:
     async def pass_on(self, rows: Batch, *, alternates: bool, scoped: bool = False) -> None:
         """De-duplicate `rows` (and make rows of their hreflang alternates not seen yet), keep
         those under the base path (unless `scoped` already), mark their sources when llms.txt is
-        merged, and hand them on. Pages first, alternates after: a URL that is a loc in this
-        stretch of the document is reported as a page, not as some other page's alternate."""
+        merged, and hand them on; the alternates are held back (`release_alternates`)."""
         if alternates:
-            dropped, more = rows.retain_new_with_alternates(self._seen)
+            dropped, more = rows.retain_new_with_alternates(self._seen, self._held_urls)
         else:
             dropped, more = rows.retain_new(self._seen), None
         self.report.duplicates += dropped
@@ -118,7 +128,21 @@ class Emitter:
             if self.page_filter is not None:
                 self.page_filter.retain(more, dated=False)  # an alternate shares its page's date
             self._place(more, scoped)
-            await self._emit_rows(more)
+            self._held.extend(more)
+            if len(self._held) >= HELD_ALTERNATES:
+                await self.release_alternates()
+
+    async def release_alternates(self) -> None:
+        """Hand on the alternates held back, but those some sitemap has listed as pages since."""
+        if self._held:
+            held, self._held = self._held, Batch()
+            held.retain_new(self._seen)
+            await self._emit_rows(held)
+
+    @property
+    def held_alternates(self) -> int:
+        """How many alternates wait to be released (some may turn out to be pages)."""
+        return len(self._held)
 
     def undated_kept(self, url: str) -> bool:
         """Whether the page filters keep `url`, an entry with no lastmod (an llms.txt link, a

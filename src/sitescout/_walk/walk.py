@@ -39,6 +39,7 @@ from .._models import DocumentRecord, Entry, WalkReport
 from .._pool import Pool
 from .._rules import WELL_KNOWN_SITEMAPS
 from .._state import WalkState
+from .._text import plural
 from .._urls import document_key, looks_like_sitemap_url, origin_of
 from .children import ChildSitemaps, HandOff
 from .documents import Document, DocumentTask
@@ -169,6 +170,12 @@ class Walk:
                     yield batch
         finally:
             self.report.elapsed = time.monotonic() - start
+            held = self._emitter.held_alternates
+            if held:
+                self.report.notes.append(
+                    f"{plural(held, 'hreflang alternate')} found but not passed on before the walk"
+                    " stopped"
+                )
             if self._state is not None:
                 self._release()
 
@@ -205,6 +212,7 @@ class Walk:
         if self._state is not None:
             # Only a walk that ended gets here: an interrupted one leaves the last state.
             self._state.commit()
+        await self._emitter.release_alternates()
         await self._emitter.flush()
 
     async def _follow_plan(self, fetcher: Fetcher) -> None:
@@ -267,6 +275,8 @@ class Walk:
                 tried = await self._try_sitemaps(step)
                 why = fetcher.cannot_connect(step.urls[0])
                 step = plan.feed(replace(tried, unreachable=why))
+        # Every sitemap is walked: the alternates no sitemap listed as a page go out now.
+        await self._emitter.release_alternates()
         if plan.cannot_connect is not None:
             # The first request reached no server: every other would fail alike, so neither
             # llms.txt nor the link crawl is tried (the plan's part), and the failure is said
