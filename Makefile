@@ -45,7 +45,7 @@ $(CORPUS): | $(BIN)/python
 	touch $@
 
 test: lint rust-check $(CORPUS)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=30
 
 # The fast lane for your own loop: lint and the tests without a heavy marker (the markers are
 # declared in pyproject.toml). No Rust checks, no rebuild, no corpus; `make test` (CI) runs it all.
