@@ -121,12 +121,13 @@ class FarmHandler(BaseHTTPRequestHandler):
         for name, value in headers.items():
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(reply.body)))
-        self.end_headers()
-        # Counted as done just before the last bytes go out: a client that waits for a whole
-        # response before its next request can then never look concurrent. Counted after,
-        # the client could read the reply and send the next request before this thread ran
-        # again (a clean CI run on a loaded machine counted 2 in flight at a sequential host).
+        # Counted as done just before the first bytes go out (`end_headers` sends the status
+        # line and headers): a client that waits for an answer before its next request can then
+        # never look concurrent. Counted after, the client could read the reply (a 404's status
+        # is enough: it reads no body) and send the next request before this thread ran again;
+        # clean CI runs on a loaded machine counted 2 in flight at a sequential host.
         self.site._end(self._record)
+        self.end_headers()
         self.wfile.write(reply.body)
 
     def wait(self, seconds: float) -> bool:
