@@ -226,6 +226,18 @@ async def test_each_url_goes_out_once_in_full_batches_then_the_rest_on_flush() -
     assert (room.report.urls, room.report.duplicates) == (2500, 500)
 
 
+async def test_many_rows_at_once_go_out_in_order_in_batches_of_their_own_size() -> None:
+    """A release of held alternates hands the emitter thousands of rows at once: they go out
+    in order, each batch holding only its own rows."""
+    room = Room()
+    paths = [f"/q{i}" for i in range(5500)]
+    await room.emitter.pass_on(rows(*paths), alternates=False)
+    assert [len(b) for b in room.out] == [BATCH_SIZE] * 5
+    await room.emitter.flush()
+    assert [len(b) for b in room.out] == [BATCH_SIZE] * 5 + [500]
+    assert room.urls() == [SITE + p for p in paths]
+
+
 async def test_the_url_cap_cuts_rows_counts_them_and_binds() -> None:
     room = Room(WalkOptions(budgets=Budgets(max_urls=3)))
     assert not room.emitter.cap_filled()

@@ -201,6 +201,23 @@ impl Rows {
         Rows(self.0.split_off(at.min(self.0.len())))
     }
 
+    /// Every whole run of `size` rows from the front, in order, each its own `Rows` sized to
+    /// fit; what is left (fewer than `size`) stays. Each row moves once, where splitting one
+    /// batch off the front at a time would move the rest again every time (and leave each
+    /// batch the capacity of the whole).
+    pub fn take_batches(&mut self, size: usize) -> Vec<Rows> {
+        let size = size.max(1);
+        let whole = self.0.len() / size * size;
+        if whole == 0 {
+            return Vec::new();
+        }
+        let rest = self.0.split_off(whole);
+        let mut rows = std::mem::replace(&mut self.0, rest).into_iter();
+        (0..whole / size)
+            .map(|_| Rows(rows.by_ref().take(size).collect()))
+            .collect()
+    }
+
     pub fn to_jsonl(&self) -> String {
         let mut out = String::with_capacity(self.0.len() * 160);
         for row in &self.0 {
@@ -541,6 +558,28 @@ mod tests {
         assert_eq!((dropped, alts.0.len()), (0, 0));
         let tail = rows.split_off(1);
         assert_eq!((rows.0.len(), tail.0.len()), (1, 1));
+    }
+
+    #[test]
+    fn take_batches_keeps_the_order_and_the_rest() {
+        let entries = (0..7)
+            .map(|i| Entry {
+                url: format!("u{i}"),
+                ..Entry::default()
+            })
+            .collect();
+        let mut rows = Rows::from_document(entries, "s", 1);
+        let batches = rows.take_batches(3);
+        let urls: Vec<Vec<&str>> = batches
+            .iter()
+            .map(|b| b.0.iter().map(|r| r.entry.url.as_str()).collect())
+            .collect();
+        assert_eq!(urls, vec![vec!["u0", "u1", "u2"], vec!["u3", "u4", "u5"]]);
+        assert_eq!(rows.0.len(), 1);
+        assert_eq!(rows.0[0].entry.url, "u6");
+        assert!(rows.take_batches(3).is_empty());
+        assert_eq!(rows.take_batches(1).len(), 1);
+        assert!(rows.0.is_empty());
     }
 
     #[test]

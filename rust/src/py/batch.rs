@@ -180,6 +180,16 @@ impl Batch {
         }
     }
 
+    /// Every whole run of `size` rows from the front as batches of their own, in order; fewer
+    /// than `size` rows stay.
+    fn take_batches(&mut self, size: usize) -> Vec<Batch> {
+        self.rows
+            .take_batches(size)
+            .into_iter()
+            .map(|rows| Batch { rows })
+            .collect()
+    }
+
     /// Move every row of `other` to the end of this batch.
     fn extend(&mut self, mut other: PyRefMut<'_, Batch>) {
         let rows = std::mem::take(&mut other.rows.0);
