@@ -480,6 +480,16 @@ def test_report_json_of_an_inventory_says_what_was_read(tmp_path: Path) -> None:
     assert cells(out.read_text()) == {"/docs/*": 5}
 
 
+def test_report_of_an_inventory_refuses_a_state_directory(tmp_path: Path) -> None:
+    """Nothing walks, so a state given with an inventory would be silently left as it was."""
+    path = write_jsonl(tmp_path / "inv.jsonl", GOOD)
+    out = tmp_path / "r.html"
+    result = invoke("report", str(path), "-o", str(out), "--state", str(tmp_path / "state"))
+    assert result.exit_code == 2
+    assert "--state keeps a walk's documents" in result.stderr
+    assert not out.exists() and not (tmp_path / "state").exists()
+
+
 def test_report_quiet_leaves_stderr_empty(site: Site, tmp_path: Path) -> None:
     sitemap_and_llms_txt(site)
     result = invoke("report", site.url + "/", "-o", str(tmp_path / "r.html"), "-q")

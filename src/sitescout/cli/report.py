@@ -201,6 +201,12 @@ def report(
                 offline=offline,
             )
         else:
+            if flags.state is not None:
+                # Nothing is walked, so there is nothing to compare with the state or keep in it.
+                raise UsageError(
+                    "--state keeps a walk's documents; a saved inventory is read as it is"
+                    " (give the site URL to walk it with the state)"
+                )
             builder = ReportBuilder()
             info = read_inventory(Path(url_or_file), builder)
             walk_report, title = None, Path(url_or_file).name
