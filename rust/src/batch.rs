@@ -542,7 +542,8 @@ mod tests {
         assert!(fresh.add("x"));
         let (dropped, alts) = twice.retain_new_with_alternates(&mut fresh, &mut none_held);
         assert_eq!((dropped, alts.0.len()), (2, 1)); // x was seen, its alternate was not
-                                                     // An alternate that is a page already (in `seen`) is not made a row.
+
+        // An alternate that is a page already (in `seen`) is not made a row.
         let mut paged = Rows::from_document(
             vec![
                 mk("p"),

@@ -9,7 +9,7 @@ the batch being filled, the compact seen-sets and at most `HELD_ALTERNATES` href
 A URL one sitemap lists as a page and another names as an hreflang alternate is a page, whichever
 document arrives first: alternates wait until the sitemaps are walked (`release_alternates`),
 and those some sitemap listed as pages by then are left out. Concurrent documents finish in any
-order, and without the wait the same site gave "54 URLs (3 alternates)" on one run and "57 URLs
+order, and without the wait the same site gave "57 URLs (3 alternates)" on one run and "57 URLs
 (0 alternates)" on the next. Past `HELD_ALTERNATES` waiting, they go out as they come.
 """
 
