@@ -4,15 +4,16 @@ Run from the project root:
 
     .venv/bin/python benchmarks/report.py                    # 1,000,000 URLs, 3 rounds
     .venv/bin/python benchmarks/report.py --urls 100000 --shards 4 --rounds 1   # a quick look
-    .venv/bin/python benchmarks/report.py --cli              # also time the two commands
+    .venv/bin/python benchmarks/report.py --cli              # also time the three commands
     .venv/bin/python benchmarks/report.py --smoke            # seconds: does it still work?
 
 It serves the flat 1M-URL site of `walk.py` (generated once into `benchmarks/.work/`, shared with
 that script) from memory on 127.0.0.1, in a process of its own, and measures, in this one:
 
 1. walk: `async for batch in sitescout.walk(origin)` doing nothing with the batches;
-2. walk + report: the same walk feeding every batch to `ReportBuilder.add_entries`, with the
-   time spent inside `add_entries` summed (perf_counter and process_time around each call).
+2. walk + report: the same walk feeding every native batch to `ReportBuilder.add_batch`, as
+   `sitescout report` does, with the time spent inside `add_batch` summed (perf_counter and
+   process_time around each call).
 
 The two alternate (walk, walk + report, walk, ...) and the best of `--rounds` is kept. The
 overhead is the aggregation's own time against the plain walk's wall time (the target is
@@ -23,9 +24,9 @@ Then the page is rendered from the walk + report round, and its size is printed 
    hreflang URLs, unique slugs per page so that the depth-2 table fills up) aggregated in
    process with no walk at all, for the per-URL cost and the page size in the worst case.
 
-With `--cli`, `sitescout urls ORIGIN -o /dev/null -q` and `sitescout report ORIGIN -o FILE -q`
-are also timed as whole processes (wall, best of `--rounds`); a command that fails, or a report
-that is not written, stops the benchmark.
+With `--cli`, `sitescout urls ORIGIN -o /dev/null -q`, `sitescout report ORIGIN -o FILE -q` and
+`sitescout groups ORIGIN -q` are also timed as whole processes (wall, best of `--rounds`); a
+command that fails, or a report that is not written, stops the benchmark.
 
 Every walk must yield the site's distinct URLs (its pages and their hreflang-only alternates, as
 `_site.py` counts them); a walk that does not is marked WRONG.
@@ -80,11 +81,11 @@ async def _walk(origin: str, builder: ReportBuilder | None) -> Round:
     wall0, cpu0 = time.perf_counter(), time.process_time()
     agg_wall = agg_cpu = 0.0
     urls = 0
-    async for batch in sitescout.walk(origin + "/"):
+    async for batch in sitescout.walk(origin + "/").batches():
         urls += len(batch)
         if builder is not None:
             w, c = time.perf_counter(), time.process_time()
-            builder.add_entries(batch)
+            builder.add_batch(batch)
             agg_wall += time.perf_counter() - w
             agg_cpu += time.process_time() - c
     return Round(time.perf_counter() - wall0, time.process_time() - cpu0, urls, agg_wall, agg_cpu)
@@ -137,14 +138,15 @@ def _command(argv: list[str]) -> float:
     return wall
 
 
-def cli_round(origin: str, out: Path) -> tuple[float, float]:
+def cli_round(origin: str, out: Path) -> tuple[float, float, float]:
     exe = str(VENV_BIN / "sitescout")
     urls_wall = _command([exe, "urls", origin + "/", "-o", "/dev/null", "-q"])
     out.unlink(missing_ok=True)
     report_wall = _command([exe, "report", origin + "/", "-o", str(out), "-q"])
     if not out.is_file() or not out.stat().st_size:
         raise SystemExit(f"`sitescout report` wrote no page to {out}")
-    return urls_wall, report_wall
+    groups_wall = _command([exe, "groups", origin + "/", "-q"])
+    return urls_wall, report_wall, groups_wall
 
 
 def main() -> None:
@@ -197,7 +199,7 @@ def run(args: argparse.Namespace, root: Path) -> None:
             plain.append(asyncio.run(_walk(origin, None)))
             builder = ReportBuilder(site=origin)
             fed.append((asyncio.run(_walk(origin, builder)), builder))
-        cli: list[tuple[float, float]] = []
+        cli: list[tuple[float, float, float]] = []
         if args.cli:
             with tempfile.TemporaryDirectory() as tmp:
                 for _ in range(args.rounds):
@@ -229,7 +231,7 @@ def run(args: argparse.Namespace, root: Path) -> None:
     print(f"  walk only            wall {walk.wall:7.2f} s   cpu {walk.cpu:7.2f} s")
     print(f"  walk + report        wall {best.wall:7.2f} s   cpu {best.cpu:7.2f} s")
     print(
-        f"  inside add_entries   wall {agg:7.3f} s   cpu {agg_cpu:7.3f} s   "
+        f"  inside add_batch     wall {agg:7.3f} s   cpu {agg_cpu:7.3f} s   "
         f"= {agg / walk.wall:.1%} of the plain walk's wall time "
         f"({agg / walk.urls * 1e9:.0f} ns per entry)"
     )
@@ -237,11 +239,13 @@ def run(args: argparse.Namespace, root: Path) -> None:
     print(f"  wall difference      {(best.wall - walk.wall) / walk.wall:+.1%}")
     print(f"  render               {render:.3f} s, page {len(page.encode()):,} bytes")
     if cli:
-        urls_wall = min(u for u, _ in cli)
-        report_wall = min(r for _, r in cli)
+        urls_wall = min(u for u, _, _ in cli)
+        report_wall = min(r for _, r, _ in cli)
+        groups_wall = min(g for _, _, g in cli)
         print(
             f"\nCLI (best of {args.rounds}): urls -o /dev/null {urls_wall:.2f} s, "
-            f"report -o FILE {report_wall:.2f} s ({report_wall / urls_wall - 1:+.1%})"
+            f"report -o FILE {report_wall:.2f} s ({report_wall / urls_wall:.2f}x), "
+            f"groups {groups_wall:.2f} s ({groups_wall / urls_wall:.2f}x)"
         )
     batches = synthetic(args.urls)
     best_cpu = float("inf")

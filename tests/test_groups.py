@@ -227,3 +227,24 @@ async def test_groups_of_a_real_walk(site: Site) -> None:
     groups = [g async for g in group_by_path_prefix(walk)]
     assert [(g.prefix, g.count) for g in groups] == [("/blog/*", 1200), ("/docs/*", 5), (OTHER, 2)]
     assert walk.report.urls == 1207
+
+
+async def test_groups_of_a_walks_native_batches_are_those_of_its_entries(site: Site) -> None:
+    """`group_by_path_prefix(walk.batches())` groups in the core: the same groups and samples."""
+    blog = [f"{site.url}/blog/{'x' * (i % 7)}{i}" for i in range(1500)]
+    odd = [f"{site.url}/docs//a", f"{site.url}/?q=/blog/", f"{site.url}:99999/x", "mailto:a@b.c"]
+    site.add("/sitemap.xml", sitemapindex([f"{site.url}/a.xml", f"{site.url}/b.xml"]))
+    site.add("/a.xml", urlset(blog))
+    site.add("/b.xml", urlset([*odd, f"{site.url}/docs/b", f"{site.url}/docs/c"]))
+    found = []
+    for depth in (1, 2):
+        by_entries = sitescout.walk(site.url + "/sitemap.xml", timeout=5.0)
+        by_batches = sitescout.walk(site.url + "/sitemap.xml", timeout=5.0)
+        entries = [g async for g in group_by_path_prefix(by_entries, depth)]
+        batches = [g async for g in group_by_path_prefix(by_batches.batches(), depth)]
+        assert batches == entries
+        found.append(batches)
+    assert [(g.prefix, g.count) for g in found[0]][:2] == [("/blog/*", 1500), ("/docs/*", 3)]
+    # At depth 2 every blog URL is a group of one: all of them are in `other`.
+    assert sum(g.count for g in found[1]) == sum(g.count for g in found[0])
+    assert found[1][-1].prefix == OTHER and found[1][-1].count >= 1500

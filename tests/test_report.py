@@ -19,9 +19,10 @@ import pytest
 from typer.testing import CliRunner, Result
 
 import sitescout.cli.report  # noqa: F401  (registers the `report` command)
+from sitescout._core import Batch
 from sitescout._groups import MIN_GROUP_SIZE, OTHER, ROOT, group_key
 from sitescout._junk import junk_filter
-from sitescout._models import Entry
+from sitescout._models import Alternate, Entry
 from sitescout._report import (
     LIST_LIMIT,
     MAX_GROUPS,
@@ -30,6 +31,7 @@ from sitescout._report import (
     MAX_SITEMAPS,
     MAX_SUBGROUPS,
     ReportBuilder,
+    ReportData,
 )
 from sitescout._report_html import render_report
 from sitescout._rules import AUTH_PREFIXES, AUTH_WORDS, JUNK_ROWS, spellings
@@ -143,6 +145,47 @@ def test_walk_batches_group_like_group_key_whatever_their_origins() -> None:
         expected1 = Counter(group_key(u, 1) for u in urls)
         assert Counter(dict(builder.groups)) == expected1
         assert_subgroups(builder, urls)
+
+
+def test_a_native_batch_aggregates_as_its_entries_do() -> None:
+    """`sitescout report` feeds the walk's native batches (`add_batch`, no object per row); the
+    report is the one `add_entries` of the same rows gives: pages, alternates, declared
+    hreflang links, lastmods and several sitemaps in one batch."""
+    rng = random.Random(7)
+    paths = ["", "/", "/blog/a", "/blog/b/", "/docs/api/x", "/test/", "/login", "/a/-2", "/ä/ö"]
+    lastmods = [None, "2024-01-05", "2023-12", "not a date", "2024-01-05T10:00:00+02:00"]
+    sitemaps = ["https://ex.com/a.xml", "https://ex.com/b.xml"]
+    batches = []
+    for _ in range(20):
+        entries = []
+        for _ in range(rng.randrange(60)):
+            url = "https://ex.com" + rng.choice(paths) + rng.choice(["", "?p=1"])
+            sitemap = rng.choice(sitemaps)
+            if rng.random() < 0.3:
+                links = tuple(
+                    Alternate(
+                        hreflang=h, url=f"https://ex.com/{h.strip().lower()}{rng.choice(paths)}"
+                    )
+                    for h in rng.sample(["de", "FR ", "x-default", ""], rng.randrange(1, 4))
+                )
+                entries.append(Entry(url, rng.choice(lastmods), alternates=links, sitemap=sitemap))
+                entries += [
+                    Entry(a.url, sitemap=sitemap, hreflang=a.hreflang, alternate_of=url)
+                    for a in links
+                ]
+            else:
+                entries.append(Entry(url, rng.choice(lastmods), sitemap=sitemap))
+        batches.append(Batch.from_entries(entries))
+    by_entries, by_batch = (
+        ReportBuilder(site="https://ex.com/"),
+        ReportBuilder(site="https://ex.com/"),
+    )
+    for batch in batches:
+        by_entries.add_entries(batch.entries())
+        by_batch.add_batch(batch)
+    assert by_batch.urls + by_batch.alternates == sum(len(b) for b in batches)
+    assert by_batch.alternates > 0 and by_batch.locale_pages and len(by_batch.sitemaps) == 2
+    assert ReportData.of(by_batch) == ReportData.of(by_entries)
 
 
 def test_a_full_depth_2_table_counts_like_one_head_at_a_time(

@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod entry;
 pub mod filter;
+pub mod groups;
 pub mod scan;
 pub mod scope;
 pub mod seen;

@@ -176,7 +176,7 @@ pub(crate) fn code_point_at(b: &[u8], i: usize) -> (u32, usize) {
 }
 
 /// `py_strip` on WTF-8 bytes.
-fn py_strip_bytes(b: &[u8]) -> &[u8] {
+pub fn py_strip_bytes(b: &[u8]) -> &[u8] {
     let mut start = 0;
     while start < b.len() {
         let (code, len) = code_point_at(b, start);
@@ -798,6 +798,16 @@ pub fn split_path(url: &[u8]) -> Cow<'_, [u8]> {
         Cow::Owned(cleaned) => {
             Cow::Owned(split_ref(&cleaned).map_or(Vec::new(), |p| p.path.to_vec()))
         }
+    }
+}
+
+/// urlsplit's scheme (as written; None: no scheme), netloc and path of `url`, handed to `f`;
+/// None where urlsplit raises ValueError.
+pub fn with_split<R>(url: &[u8], f: impl FnOnce(Option<(Option<&[u8]>, &[u8], &[u8])>) -> R) -> R {
+    let url = skip_c0_and_space(url);
+    match without_tab_or_newline(url) {
+        Cow::Borrowed(url) => f(split_ref(url).map(|p| (p.scheme, p.netloc, p.path))),
+        Cow::Owned(cleaned) => f(split_ref(&cleaned).map(|p| (p.scheme, p.netloc, p.path))),
     }
 }
 

@@ -24,8 +24,9 @@ import logging
 from bisect import insort
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
+from . import _core
+from ._core import Batch
 from ._errors import UsageError
 from ._models import Entry
 from ._rules import MIN_GROUP_SIZE
@@ -60,20 +61,11 @@ class PathGroup:
     samples: tuple[str, ...]
 
 
-def group_key(url: str, depth: int = 1) -> str | None:
-    """The group of one URL: `/seg/*` (first `depth` non-empty segments) or `/`; None when the
-    URL is not an absolute http(s) URL (it belongs to `other`). Pure, never raises."""
-    try:
-        parts = urlsplit(url.strip())
-        _ = parts.port  # a port that is not a number makes the URL unparseable
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return None
-    segments = [s for s in parts.path.split("/") if s][:depth]
-    if not segments:
-        return ROOT
-    return "/" + "/".join(segments) + "/*"
+# The rule lives in the core (rust/src/groups.rs), for one URL here and for a whole batch in
+# `Batch.path_groups`: `/seg/*` of the first `depth` non-empty segments of an absolute http(s)
+# URL as `str.strip()` and `urlsplit` read it, `/` when it has none, None when it is not one
+# (it belongs to `other`). Pure; never raises for a str and a `depth` >= 0.
+group_key = _core.group_key
 
 
 def subgroup_key(key: str, segment: str) -> str:
@@ -121,6 +113,15 @@ class _Group:
 
     def add(self, url: str) -> None:
         self.count += 1
+        self.take(url)
+
+    def merge(self, count: int, shortest: Iterable[str]) -> None:
+        """Count `count` URLs of which `shortest` are the shortest (in `sample_order`)."""
+        self.count += count
+        for url in shortest:
+            self.take(url)
+
+    def take(self, url: str) -> None:
         samples = self.samples
         # Once full, most URLs are longer than the longest sample: refused on length alone.
         if len(samples) < MAX_SAMPLES or len(url) <= len(samples[-1]):
@@ -144,7 +145,20 @@ class PathGrouper:
 
     def add(self, url: str) -> None:
         self.total += 1
-        key = group_key(url, self.depth)
+        self._group(group_key(url, self.depth)).add(url)
+
+    def add_all(self, urls: Iterable[str]) -> None:
+        for url in urls:
+            self.add(url)
+
+    def add_batch(self, batch: Batch) -> None:
+        """Every row of a walk's native batch, counted per group in the core: the same groups
+        and samples as `add` of each URL in turn, in time per group rather than per URL."""
+        for key, count, shortest in batch.path_groups(self.depth, MAX_SAMPLES):
+            self.total += count
+            self._group(key).merge(count, shortest)
+
+    def _group(self, key: str | None) -> _Group:
         group = None if key is None else self._groups.get(key)
         if group is None and key is not None:
             if len(self._groups) < self.max_groups:
@@ -156,11 +170,7 @@ class PathGrouper:
                     self.max_groups,
                     OTHER,
                 )
-        (group or self._other).add(url)
-
-    def add_all(self, urls: Iterable[str]) -> None:
-        for url in urls:
-            self.add(url)
+        return group or self._other
 
     def groups(self) -> list[PathGroup]:
         """Groups of at least 3 URLs by count (largest first, then by prefix), `other` last."""
@@ -175,22 +185,26 @@ class PathGrouper:
 
 
 def group_by_path_prefix(
-    batches: AsyncIterable[Iterable[Entry | str]],
+    batches: AsyncIterable[Batch | Iterable[Entry | str]],
     depth: int = 1,
     *,
     max_groups: int = MAX_GROUPS,
 ) -> AsyncIterator[PathGroup]:
-    """Consume a stream of batches (a `walk()`; entries or URL strings) and yield its path
-    groups once the stream ends: largest first, `other` last. Counts are exact; memory is
-    bounded by groups × 10 samples. Raises `UsageError` at once for `depth` < 1."""
+    """Consume a stream of batches (a `walk()`, or its `batches()`, which the core groups without
+    an object per URL; entries, URL strings or native `Batch`es) and yield its path groups once
+    the stream ends: largest first, `other` last. Counts are exact; memory is bounded by groups
+    × 10 samples. Raises `UsageError` at once for `depth` < 1."""
     return _grouped(batches, PathGrouper(depth, max_groups=max_groups))
 
 
 async def _grouped(
-    batches: AsyncIterable[Iterable[Entry | str]], grouper: PathGrouper
+    batches: AsyncIterable[Batch | Iterable[Entry | str]], grouper: PathGrouper
 ) -> AsyncIterator[PathGroup]:
     add = grouper.add
     async for batch in batches:
+        if isinstance(batch, Batch):
+            grouper.add_batch(batch)
+            continue
         for item in batch:
             add(item if isinstance(item, str) else item.url)
     for group in grouper.groups():

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ._core import Batch
 from ._groups import OTHER, ROOT, group_key, split_groups, subgroup_key
 from ._junk import junk_filter
 from ._models import Entry
@@ -223,6 +224,22 @@ class ReportBuilder:
         for e in batch:
             if e.alternates and e.alternate_of is None:
                 self._declared(e.url, {a.hreflang for a in e.alternates})
+
+    def add_batch(self, batch: Batch) -> None:
+        """One native batch of a walk: as `add_entries` of its entries, without building them."""
+        urls, lastmods, sitemaps, alternates, declared = batch.report_columns()
+        if not urls:
+            return
+        self.declared_alternates = True
+        self._add_urls(urls, normalized=True)
+        self.urls += len(urls) - len(alternates)
+        self.alternates += len(alternates)
+        self._add_lastmods(lastmods)
+        self._add_sitemaps(sitemaps)
+        for hreflang, alternate_of in alternates:
+            self._alternate_row(hreflang, alternate_of)
+        for url, locales in declared:
+            self._declared(url, set(locales))
 
     def add_rows(
         self,

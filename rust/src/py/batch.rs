@@ -10,6 +10,7 @@ use super::seen::SeenSet;
 use super::urls::wtf8;
 use crate::batch::{self, Extra, Row, Rows, Source};
 use crate::entry;
+use crate::groups;
 use crate::scope::Scope;
 
 /// Inventory rows held natively: `entries()` builds `sitescout.Entry` objects only when asked;
@@ -27,6 +28,19 @@ impl Batch {
         }
     }
 }
+
+/// `Batch.path_groups`' item: a group's key (None: in no group), count and shortest URLs.
+type PathGroup<'py> = (Option<Bound<'py, PyString>>, usize, Bound<'py, PyList>);
+
+/// `Batch.report_columns`: URLs, lastmods and sitemaps (one item per row), the alternate rows'
+/// `(hreflang, alternate_of)`, and the `(url, hreflangs)` of pages that list alternates.
+type ReportColumns<'py, 'a> = (
+    Bound<'py, PyList>,
+    Bound<'py, PyList>,
+    Bound<'py, PyList>,
+    Vec<(Option<&'a str>, &'a str)>,
+    Vec<(&'a str, Vec<&'a str>)>,
+);
 
 /// The classes `entries()` builds, handed over by `sitescout._parse` when it is imported
 /// (`register_models`): the glue imports no module of the package.
@@ -202,6 +216,67 @@ impl Batch {
 
     fn to_csv(&self) -> String {
         self.rows.to_csv()
+    }
+
+    /// What the site report reads of each row, without an object per row: `(urls, lastmods,
+    /// sitemaps, alternates, declared)`, the first three one item per row (a run of rows from
+    /// one sitemap shares one str), `alternates` the `(hreflang, alternate_of)` of the alternate
+    /// rows, `declared` the `(url, hreflangs)` of the pages that list alternates.
+    fn report_columns<'py>(&self, py: Python<'py>) -> PyResult<ReportColumns<'py, '_>> {
+        let rows = &self.rows.0;
+        let urls = PyList::new(py, rows.iter().map(|r| r.entry.url.as_str()))?;
+        let lastmods = PyList::new(py, rows.iter().map(|r| r.entry.lastmod.as_deref()))?;
+        let sitemaps = PyList::empty(py);
+        let mut last: Option<(&Arc<str>, Bound<'py, PyString>)> = None;
+        for row in rows {
+            let text = match &last {
+                Some((sitemap, text)) if Arc::ptr_eq(sitemap, &row.sitemap) => text.clone(),
+                _ => PyString::new(py, &row.sitemap),
+            };
+            sitemaps.append(&text)?;
+            last = Some((&row.sitemap, text));
+        }
+        let mut alternates = Vec::new();
+        let mut declared = Vec::new();
+        for row in rows {
+            match &row.alternate_of {
+                Some(of) => alternates.push((row.hreflang.as_deref(), of.as_str())),
+                None if !row.entry.alternates.is_empty() => declared.push((
+                    row.entry.url.as_str(),
+                    row.entry
+                        .alternates
+                        .iter()
+                        .map(|a| a.hreflang.as_str())
+                        .collect(),
+                )),
+                None => {}
+            }
+        }
+        Ok((urls, lastmods, sitemaps, alternates, declared))
+    }
+
+    /// The rows' URLs per path group (`group_key` at `depth`), in the order the groups first
+    /// appear: `(key, count, shortest)`, key None for URLs in no group, `shortest` the group's
+    /// `limit` shortest distinct URLs, shortest first. A caller merges a batch per group, not
+    /// per URL.
+    fn path_groups<'py>(
+        &self,
+        py: Python<'py>,
+        depth: usize,
+        limit: usize,
+    ) -> PyResult<Vec<PathGroup<'py>>> {
+        let urls = self.rows.0.iter().map(|r| r.entry.url.as_str());
+        groups::count_groups(urls, depth, limit)
+            .into_iter()
+            .map(|g| {
+                // Rows are UTF-8, so their keys are too.
+                let key = g
+                    .key
+                    .as_deref()
+                    .map(|k| PyString::new(py, &String::from_utf8_lossy(k)));
+                Ok((key, g.count, PyList::new(py, g.samples())?))
+            })
+            .collect()
     }
 
     fn to_txt(&self) -> String {

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 pub mod batch;
 mod filter;
+mod groups;
 mod scan;
 mod scope;
 pub mod seen;
@@ -41,6 +42,7 @@ pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> T {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     batch::register(m)?;
     filter::register(m)?;
+    groups::register(m)?;
     scan::register(m)?;
     scope::register(m)?;
     seen::register(m)?;

@@ -20,7 +20,7 @@ impl scope::Lower for PyLower<'_> {
 }
 
 /// The str's text as bytes: UTF-8, or its `surrogatepass` bytes when it has lone surrogates.
-fn bytes_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
+pub(super) fn bytes_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     match text.to_str() {
         Ok(s) => Ok(s.as_bytes().to_vec()),
         Err(_) => wtf8(text),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from .._core import Batch
-from .._models import Entry, WalkReport
+from .._models import WalkReport
 from ._app import (
     EXIT_NOTHING,
     EXIT_OK,
@@ -26,14 +26,14 @@ if TYPE_CHECKING:  # the walk loads with the commands that walk, not with `diff`
     from .._walk import Walk
 
 
-def drain(walk: Walk, consume: Callable[[list[Entry]], None], *, progress: bool) -> None:
-    """Run `walk` to its end, handing each batch of entries to `consume` (progress on a
+def drain(walk: Walk, consume: Callable[[Batch], None], *, progress: bool) -> None:
+    """Run `walk` to its end, handing each native batch to `consume` (progress on a
     terminal when `progress`). Ctrl-C ends it as a partial result: what was consumed so far is
     still the answer, and the report counts that."""
     tally = Tally()
 
     async def pump(shown: WalkProgress) -> None:
-        async for batch in walk:
+        async for batch in walk.batches():
             consume(batch)
             tally.add(batch)
             shown.update(walk.report)
@@ -175,11 +175,8 @@ class Tally:
     def total(self) -> int:
         return self.urls + self.alternates
 
-    def add(self, batch: list[Entry] | Batch) -> None:
-        if isinstance(batch, Batch):
-            pages = batch.pages()
-        else:
-            pages = sum(1 for e in batch if e.alternate_of is None)
+    def add(self, batch: Batch) -> None:
+        pages = batch.pages()
         self.urls += pages
         self.alternates += len(batch) - pages
 

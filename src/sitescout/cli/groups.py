@@ -154,7 +154,7 @@ def groups(
         # After Ctrl-C the groups so far are still the answer.
         drain(
             walk,
-            lambda batch: grouper.add_all(e.url for e in batch),
+            grouper.add_batch,
             progress=not quiet and not as_json,
         )
         end.reached()  # counted: Ctrl-C from here on cannot cut the table or the summary

@@ -283,5 +283,5 @@ def _from_walk(
 
     walk = start_walk(url, inventory_options(url, **options))
     builder = ReportBuilder(site=url)
-    drain(walk, builder.add_entries, progress=progress)  # after Ctrl-C: a report of what came
+    drain(walk, builder.add_batch, progress=progress)  # after Ctrl-C: a report of what came
     return exit_code(walk.report), builder, walk.report, None, url
