@@ -110,7 +110,7 @@ SMOKES = {
             (
                 (rf"^walk of {COUNT} entries .*: .*, each walk yielded them all", 1),
                 (
-                    rf"^  inside add_entries +wall +{NUM} s +cpu +{NUM} s +=.*\(\d+ ns per entry\)",
+                    rf"^  inside add_batch +wall +{NUM} s +cpu +{NUM} s +=.*\(\d+ ns per entry\)",
                     1,
                 ),
                 (rf"^  render +{NUM} s, page {COUNT} bytes$", 1),

@@ -6,7 +6,6 @@ import asyncio
 import gc
 import subprocess
 import sys
-import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,9 @@ from typer.testing import CliRunner
 
 import sitescout
 from sitescout import UsageError
+from sitescout._batch.parts import Parts
+from sitescout._core import Batch
+from sitescout._models import Entry
 from sitescout._table import BatchConverter
 from sitescout.cli import app
 
@@ -197,22 +199,23 @@ def test_walk_batches_become_record_batches(site: Site) -> None:
     assert all(0 < len(c) <= 1_000 for c in chunks)
 
 
-def peak_bytes(fn: Any) -> int:
+def live_blocks(fn: Any) -> int:
+    """Memory blocks the interpreter holds for what `fn` returns: one per Python object (and per
+    buffer), whatever its size."""
     gc.collect()
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    before = sys.getallocatedblocks()
+    result = fn()
+    gc.collect()
+    held = sys.getallocatedblocks() - before
+    del result
+    return held
 
 
-def test_python_memory_grows_per_batch_not_per_url(site: Site) -> None:
-    """4x the URLs: the Python objects alive at the peak barely grow for a table (a batch of
-    entries at a time; Arrow buffers are native memory), while a list of entries grows 4x."""
+def test_python_objects_grow_per_batch_not_per_url(site: Site) -> None:
+    """4x the URLs: the Python objects a table holds barely grow (each column of a batch is a few
+    buffers the core laid out, which Arrow wraps without a copy), while a list of entries holds
+    several objects per URL."""
     u = site.url
-    # Both walks keep every worker busy (more shards than documents in flight), so what grows
-    # between them is what grows with the URL count.
     per_shard, small, large = 250, 16, 64
     for k in range(large):
         locs = [f"{u}/section{i % 7}/page-{k}-{i}" for i in range(per_shard)]
@@ -222,16 +225,17 @@ def test_python_memory_grows_per_batch_not_per_url(site: Site) -> None:
     assert sitescout.to_arrow(u + "/small.xml").num_rows == small * per_shard  # warm-up
 
     def table(name: str) -> int:
-        return peak_bytes(lambda: sitescout.to_arrow(f"{u}/{name}.xml"))
+        return live_blocks(lambda: sitescout.to_arrow(f"{u}/{name}.xml"))
 
     def entries(name: str) -> int:
-        return peak_bytes(lambda: list(sitescout.iter_urls(f"{u}/{name}.xml")))
+        return live_blocks(lambda: list(sitescout.iter_urls(f"{u}/{name}.xml")))
 
     table_growth = table("large") - table("small")
     list_growth = entries("large") - entries("small")
     extra_urls = (large - small) * per_shard
-    assert list_growth > extra_urls * 100, list_growth  # the yardstick: >100 bytes a URL
-    assert table_growth * 4 < list_growth, (table_growth, list_growth)
+    assert list_growth > extra_urls * 2, list_growth  # the yardstick: an Entry and its strs
+    # A table holds a few dozen objects per batch of a shard's 250 URLs, never one per URL.
+    assert table_growth < extra_urls // 2, (table_growth, list_growth)
 
 
 def test_parquet_file_has_the_same_schema_and_rows(site: Site, tmp_path: Path) -> None:
@@ -335,8 +339,88 @@ LASTMOD_TEXT = st.one_of(
 def test_arrow_lastmod_parsing_agrees_with_the_rule(values: list[str | None]) -> None:
     """Arrow parses the common shapes in bulk; the per-value rule must give the same instants."""
     convert = BatchConverter()
-    fast = convert.lastmods(values).cast(pa.int64()).to_pylist()
+    fast = convert.lastmods(pa.array(values, pa.string())).cast(pa.int64()).to_pylist()
     assert fast == [convert.micros(v) for v in values]
+
+
+def by_entries(convert: BatchConverter, entries: list[Entry]) -> Any:
+    """The record batch built cell by cell from entries, as before the core laid out buffers."""
+    raw = [e.lastmod for e in entries]
+    columns = [
+        [e.url for e in entries],
+        convert.lastmods(pa.array(raw, pa.string())),
+        raw,
+        [e.priority for e in entries],
+        [e.changefreq for e in entries],
+        [e.hreflang for e in entries],
+        [e.alternate_of for e in entries],
+        [e.sitemap for e in entries],
+        [e.depth for e in entries],
+        [e.source for e in entries],
+        [e.title for e in entries],
+        [e.md_url for e in entries],
+        [list(e.sources) if e.sources else None for e in entries],
+    ]
+    arrays = [
+        v if isinstance(v, pa.Array) else pa.array(v, type=f.type)
+        for v, f in zip(columns, convert.schema, strict=True)
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=convert.schema)
+
+
+TEXT = st.one_of(st.none(), st.text(max_size=12))
+ENTRIES = st.builds(
+    Entry,
+    url=st.text(min_size=1, max_size=30),
+    lastmod=LASTMOD_TEXT,
+    priority=st.one_of(st.none(), st.floats(allow_nan=False), st.just(-0.0)),
+    changefreq=TEXT,
+    sitemap=st.text(max_size=20),
+    depth=st.integers(min_value=0, max_value=2**31 - 1),
+    hreflang=TEXT,
+    alternate_of=TEXT,
+    source=st.sampled_from(["sitemap", "bfs", "llms.txt"]),
+    title=TEXT,
+    md_url=TEXT,
+    sources=st.lists(st.sampled_from(["sitemap", "bfs", "llms.txt"]), max_size=3).map(tuple),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ENTRIES, max_size=40))
+def test_record_batches_from_core_buffers_equal_those_built_cell_by_cell(
+    entries: list[Entry],
+) -> None:
+    """Every column of every row, nulls, non-ASCII text, empty strings and lists included."""
+    convert = BatchConverter()
+    batch = Batch.from_entries(entries)
+    built = convert.convert(batch)
+    built.validate(full=True)
+    expected = by_entries(convert, batch.entries())
+    assert built.equals(expected), (built.to_pylist(), expected.to_pylist())
+
+
+def test_a_parquet_part_splits_a_batch_where_the_part_fills(tmp_path: Path) -> None:
+    rows = [
+        Entry(f"https://x.com/{i}", sources=("sitemap", "llms.txt") if i % 3 else ())
+        for i in range(25)
+    ]
+    parts = Parts(tmp_path, hash_key=b"k" * 16)
+    parts_rows = 10
+    for start in range(0, 25, 7):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("sitescout._batch.parts.PART_ROWS", parts_rows)
+            parts.write(Batch.from_entries(rows[start : start + 7]))
+    done = parts.close()
+    assert [p.rows for p in done] == [10, 10, 5]
+    read = [pq.read_table(p.path) for p in done]
+    assert [u for t in read for u in t.column("url").to_pylist()] == [e.url for e in rows]
+    assert read[0].column("sources").to_pylist()[:3] == [
+        None,
+        ["sitemap", "llms.txt"],
+        ["sitemap", "llms.txt"],
+    ]
+    assert [Path(p.hashes or "").stat().st_size for p in done] == [80, 80, 40]
 
 
 @pytest.mark.parametrize(
@@ -356,6 +440,6 @@ def test_lastmod_edges_agree_alone_and_in_a_batch(value: str) -> None:
     convert = BatchConverter()
     expected = convert.micros(value)
     for batch in ([value], ["2024-05-01", value, "2024-05-01T10:00:00+02:00"]):
-        stamps = convert.lastmods(batch).cast(pa.int64()).to_pylist()
+        stamps = convert.lastmods(pa.array(batch, pa.string())).cast(pa.int64()).to_pylist()
         assert stamps == [convert.micros(v) for v in batch]
         assert stamps[batch.index(value)] == expected

@@ -4,6 +4,7 @@
 //! `unsafe`; `py` is the PyO3 glue and the only place that touches the interpreter.
 
 pub mod batch;
+pub mod columns;
 pub mod entry;
 pub mod filter;
 pub mod groups;

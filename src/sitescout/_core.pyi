@@ -5,6 +5,9 @@ from collections.abc import Iterable
 
 from ._models import Entry
 
+# An Arrow string column's buffers: validity (None: no nulls), 32-bit offsets, UTF-8 data.
+_Strings = tuple[bytes | None, bytes, bytes]
+
 class SeenSet:
     def __init__(self, capacity: int = 16384) -> None: ...
     def add(self, key: str) -> bool: ...
@@ -40,6 +43,22 @@ class Batch:
     def to_jsonl(self) -> str: ...
     def to_csv(self) -> str: ...
     def to_txt(self) -> str: ...
+    def arrow_columns(
+        self,
+    ) -> tuple[
+        _Strings,  # url
+        _Strings,  # lastmod_raw
+        tuple[bytes | None, bytes],  # priority
+        _Strings,  # changefreq
+        _Strings,  # hreflang
+        _Strings,  # alternate_of
+        _Strings,  # sitemap
+        bytes,  # depth
+        _Strings,  # source
+        _Strings,  # title
+        _Strings,  # md_url
+        tuple[bytes | None, bytes, _Strings],  # sources
+    ]: ...
     def report_columns(
         self,
     ) -> tuple[

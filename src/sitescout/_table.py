@@ -23,9 +23,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ._core import Batch
 from ._errors import refuse_running_loop
 from ._extras import require_pandas, require_pyarrow
-from ._models import Entry
 from ._select import lastmod_datetime
 from ._walk import Walk, WalkOptions, as_walk_url, walk_options
 
@@ -115,8 +115,8 @@ class BatchConverter:
         cache[lastmod] = micros
         return micros
 
-    def lastmods(self, raw: list[str | None]) -> Any:
-        """The `lastmod` column of a batch.
+    def lastmods(self, text: Any) -> Any:
+        """The `lastmod` column of a batch, from its `lastmod_raw` string array.
 
         The two shapes the parser writes for nearly every date (`2024-05-01`, and
         `2024-05-01T10:00:00+02:00`) are parsed by Arrow in one call; anything else, and any
@@ -124,7 +124,6 @@ class BatchConverter:
         the rule. A test holds the two to the same answers.
         """
         pa, pc = self.pa, self.pc
-        text = pa.array(raw, type=pa.string())
         try:
             day = pc.fill_null(pc.match_substring_regex(text, _DAY), False)
             full = pc.fill_null(pc.match_substring_regex(text, _DATETIME), False)
@@ -135,40 +134,63 @@ class BatchConverter:
             )
             stamps = iso.cast(self._stamp)
         except pa.ArrowInvalid:
-            return pa.array([self.micros(v) for v in raw], type=self._stamp)
+            return pa.array([self.micros(v) for v in text.to_pylist()], type=self._stamp)
         rest = pc.and_(pc.invert(pc.or_(day, full)), pc.is_valid(text))
         if not pc.any(rest).as_py():
             return stamps
-        others = [self.micros(raw[i]) for i in pc.indices_nonzero(rest).to_pylist()]
+        others = [self.micros(text[i].as_py()) for i in pc.indices_nonzero(rest).to_pylist()]
         return pc.replace_with_mask(stamps, rest, pa.array(others, type=self._stamp))
 
-    def convert(self, batch: list[Entry]) -> Any:
+    def convert(self, batch: Batch) -> Any:
+        """One record batch of the schema from a walk's native batch: each column is built from
+        the buffers the core lays out (`Batch.arrow_columns`), not from an object per cell."""
         pa = self.pa
-        raw = [e.lastmod for e in batch]
-        columns = [
-            [e.url for e in batch],
-            self.lastmods(raw),
-            raw,
-            [e.priority for e in batch],
-            [e.changefreq for e in batch],
-            [e.hreflang for e in batch],
-            [e.alternate_of for e in batch],
-            [e.sitemap for e in batch],
-            [e.depth for e in batch],
-            [e.source for e in batch],
-            [e.title for e in batch],
-            [e.md_url for e in batch],
-            [list(e.sources) if e.sources else None for e in batch],
-        ]
+        n = len(batch)
+        (url, raw, priority, changefreq, hreflang, alternate_of, sitemap, depth, source, title,
+         md_url, sources) = batch.arrow_columns()  # fmt: skip
+        lastmod_raw = self._strings(n, raw)
+        validity, values = priority
+        sources_validity, sources_offsets, items = sources
         arrays = [
-            values if isinstance(values, pa.Array) else pa.array(values, type=field.type)
-            for values, field in zip(columns, self.schema, strict=True)
+            self._strings(n, url),
+            self.lastmods(lastmod_raw),
+            lastmod_raw,
+            pa.Array.from_buffers(pa.float64(), n, [_buffer(pa, validity), pa.py_buffer(values)]),
+            self._strings(n, changefreq),
+            self._strings(n, hreflang),
+            self._strings(n, alternate_of),
+            self._strings(n, sitemap),
+            pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(depth)]),
+            self._strings(n, source),
+            self._strings(n, title),
+            self._strings(n, md_url),
+            pa.ListArray.from_buffers(
+                pa.list_(pa.string()),
+                n,
+                [_buffer(pa, sources_validity), pa.py_buffer(sources_offsets)],
+                children=[self._strings(_offset_count(sources_offsets), items)],
+            ),
         ]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
+    def _strings(self, n: int, column: tuple[bytes | None, bytes, bytes]) -> Any:
+        pa = self.pa
+        validity, offsets, data = column
+        buffers = [_buffer(pa, validity), pa.py_buffer(offsets), pa.py_buffer(data)]
+        return pa.Array.from_buffers(pa.string(), n, buffers)
+
+
+def _buffer(pa: Any, data: bytes | None) -> Any:
+    return None if data is None else pa.py_buffer(data)
+
+
+def _offset_count(offsets: bytes) -> int:
+    """The number of values a list column's 32-bit offsets hold: its last offset."""
+    return int.from_bytes(offsets[-4:], "little", signed=True)
+
 
 class ParquetWriter:
-    """Streams entries into a Parquet file; memory holds at most one row group."""
+    """Streams a walk's batches into a Parquet file; memory holds at most one row group."""
 
     def __init__(self, path: Path) -> None:
         _pa, pq = require_pyarrow()
@@ -179,8 +201,8 @@ class ParquetWriter:
         self._pending_rows = 0
         self.rows = 0
 
-    def write(self, batch: list[Entry]) -> None:
-        if not batch:
+    def write(self, batch: Batch) -> None:
+        if not len(batch):
             return
         record_batch = self._convert.convert(batch)
         self._pending.append(record_batch)
@@ -202,8 +224,8 @@ class ParquetWriter:
         log.debug("parquet: %d rows written", self.rows)
 
 
-async def _record_batches(walk: AsyncIterable[list[Entry]], convert: BatchConverter) -> list[Any]:
-    return [convert.convert(batch) async for batch in walk if batch]
+async def _record_batches(walk: AsyncIterable[Batch], convert: BatchConverter) -> list[Any]:
+    return [convert.convert(batch) async for batch in walk if len(batch)]
 
 
 def _log_report(walk: Walk) -> None:
@@ -227,7 +249,7 @@ async def to_arrow_async(url: str, options: WalkOptions | None = None, **kwargs:
     """
     convert = BatchConverter()
     walk = Walk(as_walk_url(url, "site URL"), walk_options(options, kwargs))
-    batches = await _record_batches(walk, convert)
+    batches = await _record_batches(walk.batches(), convert)
     _log_report(walk)
     return convert.pa.Table.from_batches(batches, schema=convert.schema)
 

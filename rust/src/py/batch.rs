@@ -3,12 +3,13 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use super::scope::PyLower;
 use super::seen::SeenSet;
 use super::urls::wtf8;
 use crate::batch::{self, Extra, Row, Rows, Source};
+use crate::columns;
 use crate::entry;
 use crate::groups;
 use crate::scope::Scope;
@@ -253,6 +254,47 @@ impl Batch {
             }
         }
         Ok((urls, lastmods, sitemaps, alternates, declared))
+    }
+
+    /// The rows as Arrow column buffers, in `sitescout._table.schema`'s order without
+    /// `lastmod`: `(validity, offsets, data)` per string column, `(validity, values)` for
+    /// `priority`, the `depth` values, and `(validity, offsets, (validity, offsets, data))` for
+    /// `sources`; a validity of None means no nulls. Raises ValueError when the batch's text
+    /// does not fit 32-bit offsets (2 GiB).
+    fn arrow_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let c = columns::columns(&self.rows).map_err(|_| {
+            PyValueError::new_err("a batch's text is too big for one Arrow column (2 GiB)")
+        })?;
+        let bytes = |b: &[u8]| PyBytes::new(py, b);
+        let bitmap = |v: columns::Validity| v.into_bitmap().map(|b| PyBytes::new(py, &b));
+        let strings = |s: columns::Strings| -> PyResult<Bound<'py, PyTuple>> {
+            let offsets = bytes(&s.offsets);
+            let data = bytes(&s.data);
+            (bitmap(s.validity), offsets, data).into_pyobject(py)
+        };
+        let sources = c.sources;
+        let items = strings(sources.items)?;
+        PyTuple::new(
+            py,
+            [
+                strings(c.url)?.into_any(),
+                strings(c.lastmod_raw)?.into_any(),
+                (bitmap(c.priority.validity), bytes(&c.priority.values))
+                    .into_pyobject(py)?
+                    .into_any(),
+                strings(c.changefreq)?.into_any(),
+                strings(c.hreflang)?.into_any(),
+                strings(c.alternate_of)?.into_any(),
+                strings(c.sitemap)?.into_any(),
+                bytes(&c.depth).into_any(),
+                strings(c.source)?.into_any(),
+                strings(c.title)?.into_any(),
+                strings(c.md_url)?.into_any(),
+                (bitmap(sources.validity), bytes(&sources.offsets), items)
+                    .into_pyobject(py)?
+                    .into_any(),
+            ],
+        )
     }
 
     /// The rows' URLs per path group (`group_key` at `depth`), in the order the groups first

@@ -85,16 +85,18 @@ class Parts:
         self._part = Part("", 0, None)
 
     def write(self, batch: Batch) -> None:
-        entries = batch.entries()
-        while entries:
+        """The batch's rows into the open part, a new one as needed (the batch is split in place
+        where a part fills)."""
+        rest = batch
+        while len(rest):
             if self._writer is None:
                 self._open()
             assert self._writer is not None
             part = self._part
-            chunk, entries = entries[: PART_ROWS - part.rows], entries[PART_ROWS - part.rows :]
+            chunk, rest = rest, rest.split_off(min(len(rest), PART_ROWS - part.rows))
             self._writer.write(chunk)
             if self._hashes is not None and self.hash_key is not None:
-                self._hashes.write(url_hashes([e.url for e in chunk], self.hash_key))
+                self._hashes.write(url_hashes(chunk.urls(), self.hash_key))
             part.rows += len(chunk)
             if part.rows >= PART_ROWS:
                 self._close()

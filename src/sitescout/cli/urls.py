@@ -63,7 +63,7 @@ class Format(StrEnum):
 
 class _Writer:
     """Batches to the output: JSON lines, CSV and plain URLs are encoded by the native core (one
-    encoder per format); Parquet takes the batch's entries."""
+    encoder per format); Parquet is built from the column buffers it lays out."""
 
     def __init__(self, out: IO[str], fmt: Format, parquet: ParquetWriter | None = None) -> None:
         self.out = out
@@ -74,7 +74,7 @@ class _Writer:
 
     def write(self, rows: Batch) -> None:
         if self._parquet is not None:
-            self._parquet.write(rows.entries())
+            self._parquet.write(rows)
         elif self.fmt is Format.txt:
             self.out.write(rows.to_txt())
         elif self.fmt is Format.csv:
