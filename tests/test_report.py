@@ -147,26 +147,30 @@ def test_walk_batches_group_like_group_key_whatever_their_origins() -> None:
         assert_subgroups(builder, urls)
 
 
-def test_a_native_batch_aggregates_as_its_entries_do() -> None:
-    """`sitescout report` feeds the walk's native batches (`add_batch`, no object per row); the
-    report is the one `add_entries` of the same rows gives: pages, alternates, declared
-    hreflang links, lastmods and several sitemaps in one batch."""
-    rng = random.Random(7)
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_a_native_batch_aggregates_as_its_entries_do(seed: int) -> None:
+    """`sitescout report` feeds the walk's native batches (`add_batch`: the core counts lastmods,
+    sitemaps and hreflang values per batch); the report is the one `add_entries` of the same
+    rows gives: pages, alternates, declared hreflang links (one hreflang twice on a page, pages
+    in no group), lastmods and several sitemaps in one batch."""
+    rng = random.Random(seed)
     paths = ["", "/", "/blog/a", "/blog/b/", "/docs/api/x", "/test/", "/login", "/a/-2", "/ä/ö"]
-    lastmods = [None, "2024-01-05", "2023-12", "not a date", "2024-01-05T10:00:00+02:00"]
-    sitemaps = ["https://ex.com/a.xml", "https://ex.com/b.xml"]
+    lastmods = [None, "", "2024-01-05", "2023-12", "not a date", "2024-01-05T10:00:00+02:00"]
+    sitemaps = ["https://ex.com/a.xml", "https://ex.com/b.xml", "https://ex.com/ü.xml"]
+    hreflangs = ["de", "FR ", "x-default", "", "DE", "İ"]
     batches = []
     for _ in range(20):
         entries = []
         for _ in range(rng.randrange(60)):
-            url = "https://ex.com" + rng.choice(paths) + rng.choice(["", "?p=1"])
+            origin = "ftp://ex.com" if rng.random() < 0.05 else "https://ex.com"
+            url = origin + rng.choice(paths) + rng.choice(["", "?p=1"])
             sitemap = rng.choice(sitemaps)
             if rng.random() < 0.3:
                 links = tuple(
                     Alternate(
                         hreflang=h, url=f"https://ex.com/{h.strip().lower()}{rng.choice(paths)}"
                     )
-                    for h in rng.sample(["de", "FR ", "x-default", ""], rng.randrange(1, 4))
+                    for h in rng.choices(hreflangs, k=rng.randrange(1, 5))
                 )
                 entries.append(Entry(url, rng.choice(lastmods), alternates=links, sitemap=sitemap))
                 entries += [
@@ -184,8 +188,11 @@ def test_a_native_batch_aggregates_as_its_entries_do() -> None:
         by_entries.add_entries(batch.entries())
         by_batch.add_batch(batch)
     assert by_batch.urls + by_batch.alternates == sum(len(b) for b in batches)
-    assert by_batch.alternates > 0 and by_batch.locale_pages and len(by_batch.sitemaps) == 2
+    assert by_batch.alternates > 0 and by_batch.locale_pages and len(by_batch.sitemaps) == 3
+    assert by_batch.no_lastmod > 0 and by_batch.bad_lastmod > 0 and OTHER in by_batch.group_hreflang
     assert ReportData.of(by_batch) == ReportData.of(by_entries)
+    for name in ("locale_pages", "locale_rows", "group_hreflang", "group_locales", "months"):
+        assert getattr(by_batch, name) == getattr(by_entries, name), name
 
 
 def test_a_full_depth_2_table_counts_like_one_head_at_a_time(

@@ -59,14 +59,15 @@ class Batch:
         _Strings,  # md_url
         tuple[bytes | None, bytes, _Strings],  # sources
     ]: ...
-    def report_columns(
+    def report_counts(
         self,
     ) -> tuple[
         list[str],
-        list[str | None],
-        list[str],
-        list[tuple[str | None, str]],
-        list[tuple[str, list[str]]],
+        list[tuple[str, int]],  # lastmods by their first 8 characters
+        list[tuple[str, int]],  # sitemaps
+        list[tuple[str | None, int]],  # hreflang of alternate rows
+        list[tuple[str | None, int]],  # path group of pages that list alternates
+        list[tuple[str | None, str, int]],  # (path group, hreflang) per page
     ]: ...
     def path_groups(self, depth: int, limit: int) -> list[tuple[str | None, int, list[str]]]: ...
     def entries(self) -> list[Entry]: ...

@@ -25,7 +25,7 @@ from __future__ import annotations
 import operator
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ._core import Batch
@@ -226,20 +226,26 @@ class ReportBuilder:
                 self._declared(e.url, {a.hreflang for a in e.alternates})
 
     def add_batch(self, batch: Batch) -> None:
-        """One native batch of a walk: as `add_entries` of its entries, without building them."""
-        urls, lastmods, sitemaps, alternates, declared = batch.report_columns()
+        """One native batch of a walk: as `add_entries` of its entries, but the core counts the
+        rows' lastmods, sitemaps and hreflang values, so this takes a step per distinct value."""
+        urls, lastmods, sitemaps, alternates, declaring, declared = batch.report_counts()
         if not urls:
             return
         self.declared_alternates = True
         self._add_urls(urls, normalized=True)
-        self.urls += len(urls) - len(alternates)
-        self.alternates += len(alternates)
-        self._add_lastmods(lastmods)
-        self._add_sitemaps(sitemaps)
-        for hreflang, alternate_of in alternates:
-            self._alternate_row(hreflang, alternate_of)
-        for url, locales in declared:
-            self._declared(url, set(locales))
+        alternate_rows = sum(n for _, n in alternates)
+        self.urls += len(urls) - alternate_rows
+        self.alternates += alternate_rows
+        self._add_lastmod_heads(lastmods)
+        self._add_sitemap_counts(sitemaps)
+        for hreflang, n in alternates:
+            _bump(self.locale_rows, _locale(hreflang), MAX_LOCALES, n)
+        for group, n in declaring:
+            _bump(self.group_hreflang, group or OTHER, MAX_GROUPS, n)
+        for group, hreflang, n in declared:
+            locale = _locale(hreflang)
+            _bump(self.locale_pages, locale, MAX_LOCALES, n)
+            self._group_locale(group or OTHER, locale, n)
 
     def add_rows(
         self,
@@ -405,9 +411,13 @@ class ReportBuilder:
             sub.other += n
 
     def _add_lastmods(self, lastmods: Sequence[str | None]) -> None:
-        values = [v or "" for v in lastmods]
-        self.no_lastmod += values.count("")
-        months, bad = _months(values)
+        self._add_lastmod_heads(Counter(_FIRST_8(v or "") for v in lastmods).items())
+
+    def _add_lastmod_heads(self, heads: Iterable[tuple[str, int]]) -> None:
+        """Lastmods counted by their first 8 characters ("" for none): a month and what follows."""
+        heads = list(heads)
+        self.no_lastmod += sum(n for head, n in heads if not head)
+        months, bad = _months(heads)
         self.bad_lastmod += bad
         for month, n in months.items():
             if month in self.months or len(self.months) < MAX_MONTHS:
@@ -421,14 +431,17 @@ class ReportBuilder:
         counts = (
             {first: len(sitemaps)} if sitemaps.count(first) == len(sitemaps) else Counter(sitemaps)
         )
-        for sitemap, n in counts.items():
+        self._add_sitemap_counts(counts.items())
+
+    def _add_sitemap_counts(self, counts: Iterable[tuple[str, int]]) -> None:
+        for sitemap, n in counts:
             if sitemap in self.sitemaps or len(self.sitemaps) < MAX_SITEMAPS:
                 self.sitemaps[sitemap] += n
             else:
                 self.sitemap_other += n
 
     def _alternate_row(self, hreflang: str | None, alternate_of: str | None) -> None:
-        locale = (hreflang or "").strip().lower() or "(none)"
+        locale = _locale(hreflang)
         _bump(self.locale_rows, locale, MAX_LOCALES)
         if not self.declared_alternates:
             group = self._group_of(alternate_of or "")
@@ -439,14 +452,14 @@ class ReportBuilder:
         group = self._group_of(url)
         _bump(self.group_hreflang, group, MAX_GROUPS)
         for raw in locales:
-            locale = raw.strip().lower() or "(none)"
+            locale = _locale(raw)
             _bump(self.locale_pages, locale, MAX_LOCALES)
             self._group_locale(group, locale)
 
-    def _group_locale(self, group: str, locale: str) -> None:
+    def _group_locale(self, group: str, locale: str, n: int = 1) -> None:
         pair = (group, locale)
         if pair in self.group_locales or len(self.group_locales) < MAX_LOCALE_GROUPS:
-            self.group_locales[pair] += 1
+            self.group_locales[pair] += n
 
     def _find_junk(self, origin: str, text: str, lowered: str, spans: set[tuple[int, int]]) -> None:
         """Run the junk rows on the candidate lines of a batch (and their context)."""
@@ -488,9 +501,14 @@ class ReportBuilder:
         return shown + ([(OTHER, rest)] if rest else [])
 
 
-def _bump(counter: Counter[str], key: str, cap: int) -> None:
-    """Count `key`, or `other` once `cap` distinct keys are held."""
-    counter[key if key in counter or len(counter) < cap else OTHER] += 1
+def _bump(counter: Counter[str], key: str, cap: int, n: int = 1) -> None:
+    """Count `key` (`n` times), or `other` once `cap` distinct keys are held."""
+    counter[key if key in counter or len(counter) < cap else OTHER] += n
+
+
+def _locale(hreflang: str | None) -> str:
+    """The locale an hreflang value is counted under."""
+    return (hreflang or "").strip().lower() or "(none)"
 
 
 def _lowered(text: str) -> str:
@@ -505,11 +523,12 @@ def _lowered(text: str) -> str:
     )
 
 
-def _months(values: list[str]) -> tuple[Counter[str], int]:
-    """The lastmods per month, and how many are set but not a date."""
+def _months(heads: Iterable[tuple[str, int]]) -> tuple[Counter[str], int]:
+    """The lastmods per month from their counted first 8 characters, and how many are set but
+    not a date."""
     months: Counter[str] = Counter()
     bad = 0
-    for head, n in Counter(map(_FIRST_8, values)).items():
+    for head, n in heads:
         match = _MONTH.match(head)
         if match is not None:
             months[match.group(1)] += n

@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -12,6 +13,7 @@ use crate::batch::{self, Extra, Row, Rows, Source};
 use crate::columns;
 use crate::entry;
 use crate::groups;
+use crate::report;
 use crate::scope::Scope;
 
 /// Inventory rows held natively: `entries()` builds `sitescout.Entry` objects only when asked;
@@ -32,16 +34,6 @@ impl Batch {
 
 /// `Batch.path_groups`' item: a group's key (None: in no group), count and shortest URLs.
 type PathGroup<'py> = (Option<Bound<'py, PyString>>, usize, Bound<'py, PyList>);
-
-/// `Batch.report_columns`: URLs, lastmods and sitemaps (one item per row), the alternate rows'
-/// `(hreflang, alternate_of)`, and the `(url, hreflangs)` of pages that list alternates.
-type ReportColumns<'py, 'a> = (
-    Bound<'py, PyList>,
-    Bound<'py, PyList>,
-    Bound<'py, PyList>,
-    Vec<(Option<&'a str>, &'a str)>,
-    Vec<(&'a str, Vec<&'a str>)>,
-);
 
 /// The classes `entries()` builds, handed over by `sitescout._parse` when it is imported
 /// (`register_models`): the glue imports no module of the package.
@@ -219,41 +211,39 @@ impl Batch {
         self.rows.to_csv()
     }
 
-    /// What the site report reads of each row, without an object per row: `(urls, lastmods,
-    /// sitemaps, alternates, declared)`, the first three one item per row (a run of rows from
-    /// one sitemap shares one str), `alternates` the `(hreflang, alternate_of)` of the alternate
-    /// rows, `declared` the `(url, hreflangs)` of the pages that list alternates.
-    fn report_columns<'py>(&self, py: Python<'py>) -> PyResult<ReportColumns<'py, '_>> {
-        let rows = &self.rows.0;
-        let urls = PyList::new(py, rows.iter().map(|r| r.entry.url.as_str()))?;
-        let lastmods = PyList::new(py, rows.iter().map(|r| r.entry.lastmod.as_deref()))?;
-        let sitemaps = PyList::empty(py);
-        let mut last: Option<(&Arc<str>, Bound<'py, PyString>)> = None;
-        for row in rows {
-            let text = match &last {
-                Some((sitemap, text)) if Arc::ptr_eq(sitemap, &row.sitemap) => text.clone(),
-                _ => PyString::new(py, &row.sitemap),
-            };
-            sitemaps.append(&text)?;
-            last = Some((&row.sitemap, text));
+    /// What the site report reads of the rows, counted here so that it takes a step per
+    /// distinct value, not per row: `(urls, lastmods, sitemaps, alternates, declaring,
+    /// declared)`, the URLs one per row, the rest `(value, count)` in the order the values first
+    /// appear: lastmods by their first 8 characters ("" for none), the hreflang of alternate
+    /// rows, the path group (depth 1) of pages that list alternates, and `(group, hreflang)`
+    /// for each distinct hreflang such a page lists.
+    fn report_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let counts = report::report_counts(&self.rows);
+        fn key(k: &Option<Vec<u8>>) -> Option<Cow<'_, str>> {
+            k.as_deref().map(String::from_utf8_lossy)
         }
-        let mut alternates = Vec::new();
-        let mut declared = Vec::new();
-        for row in rows {
-            match &row.alternate_of {
-                Some(of) => alternates.push((row.hreflang.as_deref(), of.as_str())),
-                None if !row.entry.alternates.is_empty() => declared.push((
-                    row.entry.url.as_str(),
-                    row.entry
-                        .alternates
-                        .iter()
-                        .map(|a| a.hreflang.as_str())
-                        .collect(),
-                )),
-                None => {}
-            }
-        }
-        Ok((urls, lastmods, sitemaps, alternates, declared))
+        let urls = PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))?;
+        let declaring: Vec<_> = counts
+            .declaring
+            .counts
+            .iter()
+            .map(|(group, n)| (key(group), *n))
+            .collect();
+        let declared: Vec<_> = counts
+            .declared
+            .counts
+            .iter()
+            .map(|((group, hreflang), n)| (key(group), *hreflang, *n))
+            .collect();
+        (
+            urls,
+            counts.lastmods.counts,
+            counts.sitemaps.counts,
+            counts.alternates.counts,
+            declaring,
+            declared,
+        )
+            .into_pyobject(py)
     }
 
     /// The rows as Arrow column buffers, in `sitescout._table.schema`'s order without
