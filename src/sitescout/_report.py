@@ -411,7 +411,7 @@ class ReportBuilder:
             sub.other += n
 
     def _add_lastmods(self, lastmods: Sequence[str | None]) -> None:
-        self._add_lastmod_heads(Counter(_FIRST_8(v or "") for v in lastmods).items())
+        self._add_lastmod_heads(Counter(map(_FIRST_8, [v or "" for v in lastmods])).items())
 
     def _add_lastmod_heads(self, heads: Iterable[tuple[str, int]]) -> None:
         """Lastmods counted by their first 8 characters ("" for none): a month and what follows."""
