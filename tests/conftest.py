@@ -266,7 +266,7 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
     "test_startup.py": ("test_a_command_alone_says_what_it_says_among_all",),
     "test_table.py": (
         "test_arrow_lastmod_parsing_agrees_with_the_rule",
-        "test_python_memory_grows_per_batch_not_per_url",
+        "test_python_objects_grow_per_batch_not_per_url",
         "test_without_the_extra_a_usage_error_names_the_install",
     ),
     "test_unreachable.py": (

@@ -8,6 +8,11 @@ from ._models import Entry
 # An Arrow string column's buffers: validity (None: no nulls), 32-bit offsets, UTF-8 data.
 _Strings = tuple[bytes | None, bytes, bytes]
 
+class CoreError(RuntimeError):
+    """A bug in the native core: a panic, caught where Python called in."""
+
+def _arm_panic(entry: str) -> None: ...
+
 class SeenSet:
     def __init__(self, capacity: int = 16384) -> None: ...
     def add(self, key: str) -> bool: ...

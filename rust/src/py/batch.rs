@@ -80,34 +80,39 @@ fn register_models(
     image: Py<PyAny>,
     video: Py<PyAny>,
     news: Py<PyAny>,
-) {
-    let _ = MODELS.get_or_init(py, || Models {
-        entry,
-        alternate,
-        image,
-        video,
-        news,
-    });
+) -> PyResult<()> {
+    super::guard("register_models", || {
+        let _ = MODELS.get_or_init(py, || Models {
+            entry,
+            alternate,
+            image,
+            video,
+            news,
+        });
+        Ok(())
+    })
 }
 
 #[pymethods]
 impl Batch {
     #[new]
-    fn new() -> Self {
-        Batch::default()
+    fn new() -> PyResult<Self> {
+        super::guard("Batch.new", || Ok(Batch::default()))
     }
 
-    fn __len__(&self) -> usize {
-        self.rows.0.len()
+    fn __len__(&self) -> PyResult<usize> {
+        super::guard("Batch.__len__", || Ok(self.rows.0.len()))
     }
 
     /// How many rows are pages (not hreflang alternates).
-    fn pages(&self) -> usize {
-        self.rows.pages()
+    fn pages(&self) -> PyResult<usize> {
+        super::guard("Batch.pages", || Ok(self.rows.pages()))
     }
 
     fn urls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))
+        super::guard("Batch.urls", || {
+            PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))
+        })
     }
 
     /// Append a row found outside a sitemap's urlset: an llms.txt link, a crawled page.
@@ -124,19 +129,21 @@ impl Batch {
         canonical: Option<String>,
         sources: Vec<String>,
     ) -> PyResult<()> {
-        let sources = sources
-            .iter()
-            .map(|s| source_of(s))
-            .collect::<PyResult<Vec<_>>>()?;
-        let extra = Extra {
-            title,
-            canonical,
-            md_url,
-            sources,
-        };
-        self.rows
-            .push(url, sitemap, depth, source_of(source)?, extra);
-        Ok(())
+        super::guard("Batch.push", || {
+            let sources = sources
+                .iter()
+                .map(|s| source_of(s))
+                .collect::<PyResult<Vec<_>>>()?;
+            let extra = Extra {
+                title,
+                canonical,
+                md_url,
+                sources,
+            };
+            self.rows
+                .push(url, sitemap, depth, source_of(source)?, extra);
+            Ok(())
+        })
     }
 
     /// Keep the rows of the site `(site_host, site_port)` (a `site_key`) whose URL lies under
@@ -149,13 +156,17 @@ impl Batch {
         site_port: &Bound<'_, PyString>,
         prefix: &Bound<'_, PyString>,
     ) -> PyResult<(usize, usize)> {
-        let scope = Scope::new(&wtf8(site_host)?, &wtf8(site_port)?, &wtf8(prefix)?);
-        Ok(self.rows.retain_under(&scope, &mut PyLower { py }))
+        super::guard("Batch.retain_under", || {
+            let scope = Scope::new(&wtf8(site_host)?, &wtf8(site_port)?, &wtf8(prefix)?);
+            Ok(self.rows.retain_under(&scope, &mut PyLower { py }))
+        })
     }
 
     /// Drop the rows whose URL is in `seen` (adding the others); returns how many went.
-    fn retain_new(&mut self, seen: &mut SeenSet) -> usize {
-        self.rows.retain_new(&mut seen.inner)
+    fn retain_new(&mut self, seen: &mut SeenSet) -> PyResult<usize> {
+        super::guard("Batch.retain_new", || {
+            Ok(self.rows.retain_new(&mut seen.inner))
+        })
     }
 
     /// `retain_new`, then the alternates of every row, dropped ones included, whose URL is in
@@ -165,50 +176,69 @@ impl Batch {
         &mut self,
         seen: &mut SeenSet,
         held: &mut SeenSet,
-    ) -> (usize, Batch) {
-        let (dropped, rows) = self
-            .rows
-            .retain_new_with_alternates(&mut seen.inner, &mut held.inner);
-        (dropped, Batch { rows })
+    ) -> PyResult<(usize, Batch)> {
+        super::guard("Batch.retain_new_with_alternates", || {
+            Ok({
+                let (dropped, rows) = self
+                    .rows
+                    .retain_new_with_alternates(&mut seen.inner, &mut held.inner);
+                (dropped, Batch { rows })
+            })
+        })
     }
 
     /// The hreflang alternates of these rows whose URL is in neither `seen` nor `held` (now
     /// added to `held`).
-    fn alternates(&self, seen: &SeenSet, held: &mut SeenSet) -> Batch {
-        Batch {
-            rows: self.rows.alternates(&seen.inner, &mut held.inner),
-        }
+    fn alternates(&self, seen: &SeenSet, held: &mut SeenSet) -> PyResult<Batch> {
+        super::guard("Batch.alternates", || {
+            Ok({
+                Batch {
+                    rows: self.rows.alternates(&seen.inner, &mut held.inner),
+                }
+            })
+        })
     }
 
     /// Keep the first `at` rows; return the rest as a new batch.
-    fn split_off(&mut self, at: usize) -> Batch {
-        Batch {
-            rows: self.rows.split_off(at),
-        }
+    fn split_off(&mut self, at: usize) -> PyResult<Batch> {
+        super::guard("Batch.split_off", || {
+            Ok({
+                Batch {
+                    rows: self.rows.split_off(at),
+                }
+            })
+        })
     }
 
     /// Every whole run of `size` rows from the front as batches of their own, in order; fewer
     /// than `size` rows stay.
-    fn take_batches(&mut self, size: usize) -> Vec<Batch> {
-        self.rows
-            .take_batches(size)
-            .into_iter()
-            .map(|rows| Batch { rows })
-            .collect()
+    fn take_batches(&mut self, size: usize) -> PyResult<Vec<Batch>> {
+        super::guard("Batch.take_batches", || {
+            Ok({
+                self.rows
+                    .take_batches(size)
+                    .into_iter()
+                    .map(|rows| Batch { rows })
+                    .collect()
+            })
+        })
     }
 
     /// Move every row of `other` to the end of this batch.
-    fn extend(&mut self, mut other: PyRefMut<'_, Batch>) {
-        let rows = std::mem::take(&mut other.rows.0);
-        self.rows.0.extend(rows);
+    fn extend(&mut self, mut other: PyRefMut<'_, Batch>) -> PyResult<()> {
+        super::guard("Batch.extend", || {
+            let rows = std::mem::take(&mut other.rows.0);
+            self.rows.0.extend(rows);
+            Ok(())
+        })
     }
 
-    fn to_jsonl(&self) -> String {
-        self.rows.to_jsonl()
+    fn to_jsonl(&self) -> PyResult<String> {
+        super::guard("Batch.to_jsonl", || Ok(self.rows.to_jsonl()))
     }
 
-    fn to_csv(&self) -> String {
-        self.rows.to_csv()
+    fn to_csv(&self) -> PyResult<String> {
+        super::guard("Batch.to_csv", || Ok(self.rows.to_csv()))
     }
 
     /// What the site report reads of the rows, counted here so that it takes a step per
@@ -218,32 +248,34 @@ impl Batch {
     /// rows, the path group (depth 1) of pages that list alternates, and `(group, hreflang)`
     /// for each distinct hreflang such a page lists.
     fn report_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let counts = report::report_counts(&self.rows);
-        fn key(k: &Option<Vec<u8>>) -> Option<Cow<'_, str>> {
-            k.as_deref().map(String::from_utf8_lossy)
-        }
-        let urls = PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))?;
-        let declaring: Vec<_> = counts
-            .declaring
-            .counts
-            .iter()
-            .map(|(group, n)| (key(group), *n))
-            .collect();
-        let declared: Vec<_> = counts
-            .declared
-            .counts
-            .iter()
-            .map(|((group, hreflang), n)| (key(group), *hreflang, *n))
-            .collect();
-        (
-            urls,
-            counts.lastmods.counts,
-            counts.sitemaps.counts,
-            counts.alternates.counts,
-            declaring,
-            declared,
-        )
-            .into_pyobject(py)
+        super::guard("Batch.report_counts", || {
+            let counts = report::report_counts(&self.rows);
+            fn key(k: &Option<Vec<u8>>) -> Option<Cow<'_, str>> {
+                k.as_deref().map(String::from_utf8_lossy)
+            }
+            let urls = PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))?;
+            let declaring: Vec<_> = counts
+                .declaring
+                .counts
+                .iter()
+                .map(|(group, n)| (key(group), *n))
+                .collect();
+            let declared: Vec<_> = counts
+                .declared
+                .counts
+                .iter()
+                .map(|((group, hreflang), n)| (key(group), *hreflang, *n))
+                .collect();
+            (
+                urls,
+                counts.lastmods.counts,
+                counts.sitemaps.counts,
+                counts.alternates.counts,
+                declaring,
+                declared,
+            )
+                .into_pyobject(py)
+        })
     }
 
     /// The rows as Arrow column buffers, in `sitescout._table.schema`'s order without
@@ -252,39 +284,41 @@ impl Batch {
     /// `sources`; a validity of None means no nulls. Raises ValueError when the batch's text
     /// does not fit 32-bit offsets (2 GiB).
     fn arrow_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let c = columns::columns(&self.rows).map_err(|_| {
-            PyValueError::new_err("a batch's text is too big for one Arrow column (2 GiB)")
-        })?;
-        let bytes = |b: &[u8]| PyBytes::new(py, b);
-        let bitmap = |v: columns::Validity| v.into_bitmap().map(|b| PyBytes::new(py, &b));
-        let strings = |s: columns::Strings| -> PyResult<Bound<'py, PyTuple>> {
-            let offsets = bytes(&s.offsets);
-            let data = bytes(&s.data);
-            (bitmap(s.validity), offsets, data).into_pyobject(py)
-        };
-        let sources = c.sources;
-        let items = strings(sources.items)?;
-        PyTuple::new(
-            py,
-            [
-                strings(c.url)?.into_any(),
-                strings(c.lastmod_raw)?.into_any(),
-                (bitmap(c.priority.validity), bytes(&c.priority.values))
-                    .into_pyobject(py)?
-                    .into_any(),
-                strings(c.changefreq)?.into_any(),
-                strings(c.hreflang)?.into_any(),
-                strings(c.alternate_of)?.into_any(),
-                strings(c.sitemap)?.into_any(),
-                bytes(&c.depth).into_any(),
-                strings(c.source)?.into_any(),
-                strings(c.title)?.into_any(),
-                strings(c.md_url)?.into_any(),
-                (bitmap(sources.validity), bytes(&sources.offsets), items)
-                    .into_pyobject(py)?
-                    .into_any(),
-            ],
-        )
+        super::guard("Batch.arrow_columns", || {
+            let c = columns::columns(&self.rows).map_err(|_| {
+                PyValueError::new_err("a batch's text is too big for one Arrow column (2 GiB)")
+            })?;
+            let bytes = |b: &[u8]| PyBytes::new(py, b);
+            let bitmap = |v: columns::Validity| v.into_bitmap().map(|b| PyBytes::new(py, &b));
+            let strings = |s: columns::Strings| -> PyResult<Bound<'py, PyTuple>> {
+                let offsets = bytes(&s.offsets);
+                let data = bytes(&s.data);
+                (bitmap(s.validity), offsets, data).into_pyobject(py)
+            };
+            let sources = c.sources;
+            let items = strings(sources.items)?;
+            PyTuple::new(
+                py,
+                [
+                    strings(c.url)?.into_any(),
+                    strings(c.lastmod_raw)?.into_any(),
+                    (bitmap(c.priority.validity), bytes(&c.priority.values))
+                        .into_pyobject(py)?
+                        .into_any(),
+                    strings(c.changefreq)?.into_any(),
+                    strings(c.hreflang)?.into_any(),
+                    strings(c.alternate_of)?.into_any(),
+                    strings(c.sitemap)?.into_any(),
+                    bytes(&c.depth).into_any(),
+                    strings(c.source)?.into_any(),
+                    strings(c.title)?.into_any(),
+                    strings(c.md_url)?.into_any(),
+                    (bitmap(sources.validity), bytes(&sources.offsets), items)
+                        .into_pyobject(py)?
+                        .into_any(),
+                ],
+            )
+        })
     }
 
     /// The rows' URLs per path group (`group_key` at `depth`), in the order the groups first
@@ -297,129 +331,135 @@ impl Batch {
         depth: usize,
         limit: usize,
     ) -> PyResult<Vec<PathGroup<'py>>> {
-        let urls = self.rows.0.iter().map(|r| r.entry.url.as_str());
-        groups::count_groups(urls, depth, limit)
-            .into_iter()
-            .map(|g| {
-                // Rows are UTF-8, so their keys are too.
-                let key = g
-                    .key
-                    .as_deref()
-                    .map(|k| PyString::new(py, &String::from_utf8_lossy(k)));
-                Ok((key, g.count, PyList::new(py, g.samples())?))
-            })
-            .collect()
+        super::guard("Batch.path_groups", || {
+            let urls = self.rows.0.iter().map(|r| r.entry.url.as_str());
+            groups::count_groups(urls, depth, limit)
+                .into_iter()
+                .map(|g| {
+                    // Rows are UTF-8, so their keys are too.
+                    let key = g
+                        .key
+                        .as_deref()
+                        .map(|k| PyString::new(py, &String::from_utf8_lossy(k)));
+                    Ok((key, g.count, PyList::new(py, g.samples())?))
+                })
+                .collect()
+        })
     }
 
-    fn to_txt(&self) -> String {
-        self.rows.to_txt()
+    fn to_txt(&self) -> PyResult<String> {
+        super::guard("Batch.to_txt", || Ok(self.rows.to_txt()))
     }
 
     /// Rows made from `sitescout.Entry` objects (any of their fields), as `entries()` gives
     /// them back.
     #[staticmethod]
     fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<Batch> {
-        let mut rows = Vec::new();
-        for item in entries.try_iter()? {
-            rows.push(row_of(&item?)?);
-        }
-        Ok(Batch { rows: Rows(rows) })
+        super::guard("Batch.from_entries", || {
+            let mut rows = Vec::new();
+            for item in entries.try_iter()? {
+                rows.push(row_of(&item?)?);
+            }
+            Ok(Batch { rows: Rows(rows) })
+        })
     }
 
     /// The rows as `sitescout.Entry` objects.
     fn entries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let classes = Classes::load(py)?;
-        let empty = PyTuple::empty(py);
-        // Rows of one document share their sitemap URL: one Python string for them all.
-        let mut sitemap: Option<(Arc<str>, Bound<'py, PyString>)> = None;
-        let mut out = Vec::with_capacity(self.rows.0.len());
-        for row in &self.rows.0 {
-            let sm = match &sitemap {
-                Some((arc, s)) if Arc::ptr_eq(arc, &row.sitemap) => s.clone(),
-                _ => {
-                    let s = PyString::new(py, &row.sitemap);
-                    sitemap = Some((Arc::clone(&row.sitemap), s.clone()));
-                    s
+        super::guard("Batch.entries", || {
+            let classes = Classes::load(py)?;
+            let empty = PyTuple::empty(py);
+            // Rows of one document share their sitemap URL: one Python string for them all.
+            let mut sitemap: Option<(Arc<str>, Bound<'py, PyString>)> = None;
+            let mut out = Vec::with_capacity(self.rows.0.len());
+            for row in &self.rows.0 {
+                let sm = match &sitemap {
+                    Some((arc, s)) if Arc::ptr_eq(arc, &row.sitemap) => s.clone(),
+                    _ => {
+                        let s = PyString::new(py, &row.sitemap);
+                        sitemap = Some((Arc::clone(&row.sitemap), s.clone()));
+                        s
+                    }
+                };
+                let e = &row.entry;
+                let alternates = if e.alternates.is_empty() {
+                    empty.clone()
+                } else {
+                    let items = e
+                        .alternates
+                        .iter()
+                        .map(|a| classes.alternate.call1((&a.hreflang, &a.url)))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    PyTuple::new(py, items)?
+                };
+                let images = if e.images.is_empty() {
+                    empty.clone()
+                } else {
+                    let items = e
+                        .images
+                        .iter()
+                        .map(|i| classes.image.call1((&i.loc, &i.title, &i.caption)))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    PyTuple::new(py, items)?
+                };
+                let videos = if e.videos.is_empty() {
+                    empty.clone()
+                } else {
+                    let items = e
+                        .videos
+                        .iter()
+                        .map(|v| {
+                            classes.video.call1((
+                                &v.content_loc,
+                                &v.player_loc,
+                                &v.thumbnail_loc,
+                                &v.title,
+                                &v.description,
+                            ))
+                        })
+                        .collect::<PyResult<Vec<_>>>()?;
+                    PyTuple::new(py, items)?
+                };
+                let news = match &e.news {
+                    None => py.None().into_bound(py),
+                    Some(n) => classes.news.call1((
+                        &n.title,
+                        &n.publication_date,
+                        &n.language,
+                        &n.publication_name,
+                    ))?,
+                };
+                let args = (
+                    &e.url,
+                    &e.lastmod,
+                    e.priority,
+                    e.changefreq.as_deref(),
+                    alternates,
+                    images,
+                    videos,
+                    news,
+                    sm,
+                    row.depth,
+                    &row.hreflang,
+                    &row.alternate_of,
+                );
+                if row.source == Source::Sitemap && row.extra.is_none() {
+                    out.push(classes.entry.call1(args)?);
+                    continue;
                 }
-            };
-            let e = &row.entry;
-            let alternates = if e.alternates.is_empty() {
-                empty.clone()
-            } else {
-                let items = e
-                    .alternates
-                    .iter()
-                    .map(|a| classes.alternate.call1((&a.hreflang, &a.url)))
-                    .collect::<PyResult<Vec<_>>>()?;
-                PyTuple::new(py, items)?
-            };
-            let images = if e.images.is_empty() {
-                empty.clone()
-            } else {
-                let items = e
-                    .images
-                    .iter()
-                    .map(|i| classes.image.call1((&i.loc, &i.title, &i.caption)))
-                    .collect::<PyResult<Vec<_>>>()?;
-                PyTuple::new(py, items)?
-            };
-            let videos = if e.videos.is_empty() {
-                empty.clone()
-            } else {
-                let items = e
-                    .videos
-                    .iter()
-                    .map(|v| {
-                        classes.video.call1((
-                            &v.content_loc,
-                            &v.player_loc,
-                            &v.thumbnail_loc,
-                            &v.title,
-                            &v.description,
-                        ))
-                    })
-                    .collect::<PyResult<Vec<_>>>()?;
-                PyTuple::new(py, items)?
-            };
-            let news = match &e.news {
-                None => py.None().into_bound(py),
-                Some(n) => classes.news.call1((
-                    &n.title,
-                    &n.publication_date,
-                    &n.language,
-                    &n.publication_name,
-                ))?,
-            };
-            let args = (
-                &e.url,
-                &e.lastmod,
-                e.priority,
-                e.changefreq.as_deref(),
-                alternates,
-                images,
-                videos,
-                news,
-                sm,
-                row.depth,
-                &row.hreflang,
-                &row.alternate_of,
-            );
-            if row.source == Source::Sitemap && row.extra.is_none() {
-                out.push(classes.entry.call1(args)?);
-                continue;
+                let kwargs = PyDict::new(py);
+                kwargs.set_item("source", row.source.as_str())?;
+                if let Some(extra) = &row.extra {
+                    kwargs.set_item("title", &extra.title)?;
+                    kwargs.set_item("canonical", &extra.canonical)?;
+                    kwargs.set_item("md_url", &extra.md_url)?;
+                    let sources = extra.sources.iter().map(|s| s.as_str());
+                    kwargs.set_item("sources", PyTuple::new(py, sources)?)?;
+                }
+                out.push(classes.entry.call(args, Some(&kwargs))?);
             }
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("source", row.source.as_str())?;
-            if let Some(extra) = &row.extra {
-                kwargs.set_item("title", &extra.title)?;
-                kwargs.set_item("canonical", &extra.canonical)?;
-                kwargs.set_item("md_url", &extra.md_url)?;
-                let sources = extra.sources.iter().map(|s| s.as_str());
-                kwargs.set_item("sources", PyTuple::new(py, sources)?)?;
-            }
-            out.push(classes.entry.call(args, Some(&kwargs))?);
-        }
-        PyList::new(py, out)
+            PyList::new(py, out)
+        })
     }
 }
 
@@ -433,30 +473,39 @@ pub struct LlmsIndex {
 #[pymethods]
 impl LlmsIndex {
     #[new]
-    fn new() -> Self {
-        LlmsIndex::default()
+    fn new() -> PyResult<Self> {
+        super::guard("LlmsIndex.new", || Ok(LlmsIndex::default()))
     }
 
     #[pyo3(signature = (url, md_url=None, title=None))]
-    fn add(&mut self, url: String, md_url: Option<String>, title: Option<String>) {
-        self.inner.add(url, md_url, title);
+    fn add(&mut self, url: String, md_url: Option<String>, title: Option<String>) -> PyResult<()> {
+        super::guard("LlmsIndex.add", || {
+            self.inner.add(url, md_url, title);
+            Ok(())
+        })
     }
 
-    fn __contains__(&self, url: &str) -> bool {
-        self.inner.contains(url)
+    fn __contains__(&self, url: &str) -> PyResult<bool> {
+        super::guard("LlmsIndex.__contains__", || Ok(self.inner.contains(url)))
     }
 
-    fn mark_listed(&mut self, url: &str) {
-        self.inner.mark_listed(url);
+    fn mark_listed(&mut self, url: &str) -> PyResult<()> {
+        super::guard("LlmsIndex.mark_listed", || {
+            self.inner.mark_listed(url);
+            Ok(())
+        })
     }
 
-    fn is_listed(&self, url: &str) -> bool {
-        self.inner.is_listed(url)
+    fn is_listed(&self, url: &str) -> PyResult<bool> {
+        super::guard("LlmsIndex.is_listed", || Ok(self.inner.is_listed(url)))
     }
 
     /// Mark every row's sources; rows the index lists get its markdown URL and title.
-    fn mark(&mut self, mut batch: PyRefMut<'_, Batch>) {
-        self.inner.mark(&mut batch.rows);
+    fn mark(&mut self, mut batch: PyRefMut<'_, Batch>) -> PyResult<()> {
+        super::guard("LlmsIndex.mark", || {
+            self.inner.mark(&mut batch.rows);
+            Ok(())
+        })
     }
 }
 

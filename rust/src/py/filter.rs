@@ -22,38 +22,45 @@ impl UrlFilter {
         since: Option<&str>,
         strict: bool,
     ) -> PyResult<Self> {
-        let since = match since {
-            None => None,
-            Some(s) => Some(filter::parse_instant(s).ok_or_else(|| {
-                PyValueError::new_err(format!("since: not an ISO 8601 date or time: {s:?}"))
-            })?),
-        };
-        let inner = filter::UrlFilter::new(&include, &exclude, since, strict).map_err(|bad| {
-            let side = if bad.exclude { "exclude" } else { "include" };
-            PyValueError::new_err(format!("{side}: {:?}: {}", bad.pattern, bad.error))
-        })?;
-        Ok(UrlFilter { inner })
+        super::guard("UrlFilter.new", || {
+            let since = match since {
+                None => None,
+                Some(s) => Some(filter::parse_instant(s).ok_or_else(|| {
+                    PyValueError::new_err(format!("since: not an ISO 8601 date or time: {s:?}"))
+                })?),
+            };
+            let inner =
+                filter::UrlFilter::new(&include, &exclude, since, strict).map_err(|bad| {
+                    let side = if bad.exclude { "exclude" } else { "include" };
+                    PyValueError::new_err(format!("{side}: {:?}: {}", bad.pattern, bad.error))
+                })?;
+            Ok(UrlFilter { inner })
+        })
     }
 
     /// Whether the filter can drop anything at all.
     #[getter]
-    fn active(&self) -> bool {
-        self.inner.active()
+    fn active(&self) -> PyResult<bool> {
+        super::guard("UrlFilter.active", || Ok(self.inner.active()))
     }
 
-    fn keeps_url(&self, url: &str) -> bool {
-        self.inner.keeps_url(url)
+    fn keeps_url(&self, url: &str) -> PyResult<bool> {
+        super::guard("UrlFilter.keeps_url", || Ok(self.inner.keeps_url(url)))
     }
 
-    fn keeps_lastmod(&self, lastmod: Option<&str>) -> bool {
-        self.inner.keeps_lastmod(lastmod)
+    fn keeps_lastmod(&self, lastmod: Option<&str>) -> PyResult<bool> {
+        super::guard("UrlFilter.keeps_lastmod", || {
+            Ok(self.inner.keeps_lastmod(lastmod))
+        })
     }
 
     /// Keep the rows of `batch` this filter keeps (by URL, and by lastmod when `dated`):
     /// how many went.
     #[pyo3(signature = (batch, dated = true))]
-    fn retain(&self, mut batch: PyRefMut<'_, Batch>, dated: bool) -> usize {
-        self.inner.retain(&mut batch.rows, dated)
+    fn retain(&self, mut batch: PyRefMut<'_, Batch>, dated: bool) -> PyResult<usize> {
+        super::guard("UrlFilter.retain", || {
+            Ok(self.inner.retain(&mut batch.rows, dated))
+        })
     }
 }
 

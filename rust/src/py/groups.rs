@@ -14,14 +14,16 @@ fn group_key<'py>(
     url: &Bound<'py, PyString>,
     depth: usize,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
-    let py = url.py();
-    match groups::group_key(&bytes_of(url)?, depth) {
-        None => Ok(None),
-        Some(key) => match std::str::from_utf8(&key) {
-            Ok(text) => Ok(Some(PyString::new(py, text))),
-            Err(_) => from_wtf8(py, &key).map(Some),
-        },
-    }
+    super::guard("group_key", || {
+        let py = url.py();
+        match groups::group_key(&bytes_of(url)?, depth) {
+            None => Ok(None),
+            Some(key) => match std::str::from_utf8(&key) {
+                Ok(text) => Ok(Some(PyString::new(py, text))),
+                Err(_) => from_wtf8(py, &key).map(Some),
+            },
+        }
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

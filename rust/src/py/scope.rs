@@ -33,13 +33,15 @@ pub(super) fn bytes_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 fn site_key<'py>(
     url: &Bound<'py, PyString>,
 ) -> PyResult<(Bound<'py, PyString>, Bound<'py, PyString>)> {
-    let py = url.py();
-    let (host, port) = scope::site_key(&bytes_of(url)?, &mut PyLower { py });
-    let text = |b: &[u8]| match std::str::from_utf8(b) {
-        Ok(s) => Ok(PyString::new(py, s)),
-        Err(_) => from_wtf8(py, b),
-    };
-    Ok((text(&host)?, text(&port)?))
+    super::guard("site_key", || {
+        let py = url.py();
+        let (host, port) = scope::site_key(&bytes_of(url)?, &mut PyLower { py });
+        let text = |b: &[u8]| match std::str::from_utf8(b) {
+            Ok(s) => Ok(PyString::new(py, s)),
+            Err(_) => from_wtf8(py, b),
+        };
+        Ok((text(&host)?, text(&port)?))
+    })
 }
 
 /// Whether a page URL (or a bare path) lies under `prefix`, a whole segment at a time:
@@ -47,7 +49,9 @@ fn site_key<'py>(
 /// Path case counts; a URL urlsplit cannot read has the empty path. Never raises.
 #[pyfunction]
 fn under_prefix(url: &Bound<'_, PyString>, prefix: &Bound<'_, PyString>) -> PyResult<bool> {
-    Ok(scope::under_prefix(&bytes_of(url)?, &bytes_of(prefix)?))
+    super::guard("under_prefix", || {
+        Ok(scope::under_prefix(&bytes_of(url)?, &bytes_of(prefix)?))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

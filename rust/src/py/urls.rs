@@ -93,9 +93,13 @@ pub(super) fn from_wtf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'p
 
 /// Whether `url` is an absolute http(s) URL that normalization leaves as it is.
 #[pyfunction]
-fn is_clean(url: &Bound<'_, PyString>) -> bool {
-    // A clean URL is ASCII: text that is not even UTF-8 is not one.
-    url.to_str().is_ok_and(urls::is_clean)
+fn is_clean(url: &Bound<'_, PyString>) -> PyResult<bool> {
+    super::guard("is_clean", || {
+        Ok({
+            // A clean URL is ASCII: text that is not even UTF-8 is not one.
+            url.to_str().is_ok_and(urls::is_clean)
+        })
+    })
 }
 
 /// Resolve a raw URL value against the URL of the document it came from.
@@ -107,20 +111,22 @@ fn resolve_url<'py>(
     raw: &Bound<'py, PyString>,
     base: &Bound<'py, PyString>,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
-    let py = raw.py();
-    let mut idna = PyIdna::new(py);
-    let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
-        if urls::is_clean(text) {
-            return Ok(Some(raw.clone())); // nothing to strip or resolve: the value itself
-        }
-        urls::resolve(text, base_text, &mut idna).map(|url| PyString::new(py, &url))
-    } else {
-        urls::resolve_wtf8(&wtf8(raw)?, &wtf8(base)?, &mut idna)
-            .map(|url| from_wtf8(py, &url))
-            .transpose()?
-    };
-    idna.raise()?;
-    Ok(resolved)
+    super::guard("resolve_url", || {
+        let py = raw.py();
+        let mut idna = PyIdna::new(py);
+        let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
+            if urls::is_clean(text) {
+                return Ok(Some(raw.clone())); // nothing to strip or resolve: the value itself
+            }
+            urls::resolve(text, base_text, &mut idna).map(|url| PyString::new(py, &url))
+        } else {
+            urls::resolve_wtf8(&wtf8(raw)?, &wtf8(base)?, &mut idna)
+                .map(|url| from_wtf8(py, &url))
+                .transpose()?
+        };
+        idna.raise()?;
+        Ok(resolved)
+    })
 }
 
 /// Normalize one URL: lowercase scheme and host (IDNA to punycode), no default port, no
@@ -130,21 +136,23 @@ fn resolve_url<'py>(
 // A clean URL comes back as the very object passed in: no copy on the common path.
 #[pyfunction]
 fn normalize_url<'py>(url: Bound<'py, PyString>) -> PyResult<Bound<'py, PyString>> {
-    let py = url.py();
-    let mut idna = PyIdna::new(py);
-    let normalized = if let Ok(text) = url.to_str() {
-        match urls::normalize(text, &mut idna) {
-            Cow::Borrowed(_) => url.clone(),
-            Cow::Owned(owned) => PyString::new(py, &owned),
-        }
-    } else {
-        match urls::normalize_wtf8(&wtf8(&url)?, &mut idna) {
-            Cow::Borrowed(_) => url.clone(),
-            Cow::Owned(owned) => from_wtf8(py, &owned)?,
-        }
-    };
-    idna.raise()?;
-    Ok(normalized)
+    super::guard("normalize_url", || {
+        let py = url.py();
+        let mut idna = PyIdna::new(py);
+        let normalized = if let Ok(text) = url.to_str() {
+            match urls::normalize(text, &mut idna) {
+                Cow::Borrowed(_) => url.clone(),
+                Cow::Owned(owned) => PyString::new(py, &owned),
+            }
+        } else {
+            match urls::normalize_wtf8(&wtf8(&url)?, &mut idna) {
+                Cow::Borrowed(_) => url.clone(),
+                Cow::Owned(owned) => from_wtf8(py, &owned)?,
+            }
+        };
+        idna.raise()?;
+        Ok(normalized)
+    })
 }
 
 /// What the sitemap parser makes of one `<loc>` value; None where it records a malformed one.
@@ -154,21 +162,23 @@ fn resolve_loc<'py>(
     base: &Bound<'py, PyString>,
     normalize: bool,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
-    let py = raw.py();
-    let mut idna = PyIdna::new(py);
-    let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
-        match urls::resolve_loc_cow(text, base_text, normalize, &mut idna) {
-            // Clean and nothing stripped: the value itself, no new object.
-            Some(Cow::Borrowed(url)) if url.len() == text.len() => Some(raw.clone()),
-            url => url.map(|url| PyString::new(py, &url)),
-        }
-    } else {
-        urls::resolve_loc_wtf8(&wtf8(raw)?, &wtf8(base)?, normalize, &mut idna)
-            .map(|url| from_wtf8(py, &url))
-            .transpose()?
-    };
-    idna.raise()?;
-    Ok(resolved)
+    super::guard("resolve_loc", || {
+        let py = raw.py();
+        let mut idna = PyIdna::new(py);
+        let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
+            match urls::resolve_loc_cow(text, base_text, normalize, &mut idna) {
+                // Clean and nothing stripped: the value itself, no new object.
+                Some(Cow::Borrowed(url)) if url.len() == text.len() => Some(raw.clone()),
+                url => url.map(|url| PyString::new(py, &url)),
+            }
+        } else {
+            urls::resolve_loc_wtf8(&wtf8(raw)?, &wtf8(base)?, normalize, &mut idna)
+                .map(|url| from_wtf8(py, &url))
+                .transpose()?
+        };
+        idna.raise()?;
+        Ok(resolved)
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
