@@ -382,44 +382,21 @@ impl Batch {
                     }
                 };
                 let e = &row.entry;
-                let alternates = if e.alternates.is_empty() {
-                    empty.clone()
-                } else {
-                    let items = e
-                        .alternates
-                        .iter()
-                        .map(|a| classes.alternate.call1((&a.hreflang, &a.url)))
-                        .collect::<PyResult<Vec<_>>>()?;
-                    PyTuple::new(py, items)?
-                };
-                let images = if e.images.is_empty() {
-                    empty.clone()
-                } else {
-                    let items = e
-                        .images
-                        .iter()
-                        .map(|i| classes.image.call1((&i.loc, &i.title, &i.caption)))
-                        .collect::<PyResult<Vec<_>>>()?;
-                    PyTuple::new(py, items)?
-                };
-                let videos = if e.videos.is_empty() {
-                    empty.clone()
-                } else {
-                    let items = e
-                        .videos
-                        .iter()
-                        .map(|v| {
-                            classes.video.call1((
-                                &v.content_loc,
-                                &v.player_loc,
-                                &v.thumbnail_loc,
-                                &v.title,
-                                &v.description,
-                            ))
-                        })
-                        .collect::<PyResult<Vec<_>>>()?;
-                    PyTuple::new(py, items)?
-                };
+                let alternates = tuple_of(&empty, &e.alternates, |a| {
+                    classes.alternate.call1((&a.hreflang, &a.url))
+                })?;
+                let images = tuple_of(&empty, &e.images, |i| {
+                    classes.image.call1((&i.loc, &i.title, &i.caption))
+                })?;
+                let videos = tuple_of(&empty, &e.videos, |v| {
+                    classes.video.call1((
+                        &v.content_loc,
+                        &v.player_loc,
+                        &v.thumbnail_loc,
+                        &v.title,
+                        &v.description,
+                    ))
+                })?;
                 let news = match &e.news {
                     None => py.None().into_bound(py),
                     Some(n) => classes.news.call1((
@@ -461,6 +438,19 @@ impl Batch {
             PyList::new(py, out)
         })
     }
+}
+
+/// One object per item as a tuple; the shared empty tuple when there are none.
+fn tuple_of<'py, T>(
+    empty: &Bound<'py, PyTuple>,
+    items: &[T],
+    make: impl Fn(&T) -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    if items.is_empty() {
+        return Ok(empty.clone());
+    }
+    let made = items.iter().map(make).collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(empty.py(), made)
 }
 
 /// The page links of an llms.txt, by page URL and markdown URL (`--source all`).
