@@ -256,7 +256,7 @@ def child_seq(spec: dict[str, Any]) -> dict[str, Any]:
         writer = ParquetWriter(path)
         try:
             async for batch in walk.batches():
-                writer.write(batch.entries())
+                writer.write(batch)
         finally:
             writer.close()
         report = walk.report

@@ -386,7 +386,7 @@ ENTRIES = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(ENTRIES, max_size=40))
 def test_record_batches_from_core_buffers_equal_those_built_cell_by_cell(
     entries: list[Entry],

@@ -26,7 +26,7 @@ thread_local! {
 }
 
 pyo3::create_exception!(
-    _core,
+    sitescout._core,
     CoreError,
     pyo3::exceptions::PyRuntimeError,
     "A bug in the native core: a panic, caught where Python called in."
