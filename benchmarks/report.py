@@ -50,6 +50,7 @@ from pathlib import Path
 from _site import check_smoke_mix, ensure_flat_index, work_dir
 
 import sitescout
+from sitescout._core import Batch
 from sitescout._models import Alternate, Entry
 from sitescout._report import ReportBuilder
 from sitescout._report_html import render_report
@@ -247,14 +248,14 @@ def run(args: argparse.Namespace, root: Path) -> None:
             f"report -o FILE {report_wall:.2f} s ({report_wall / urls_wall:.2f}x), "
             f"groups {groups_wall:.2f} s ({groups_wall / urls_wall:.2f}x)"
         )
-    batches = synthetic(args.urls)
+    batches = [Batch.from_entries(entries) for entries in synthetic(args.urls)]
     best_cpu = float("inf")
     synth = ReportBuilder(site="https://www.example.com/")
     for _ in range(args.rounds):
         synth = ReportBuilder(site="https://www.example.com/")
         start_cpu = time.process_time()
         for batch in batches:
-            synth.add_entries(batch)
+            synth.add_batch(batch)
         best_cpu = min(best_cpu, time.process_time() - start_cpu)
     page = render_report(synth.data(), title="synthetic")
     print(

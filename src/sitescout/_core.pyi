@@ -67,7 +67,6 @@ class Batch:
     def report_counts(
         self,
     ) -> tuple[
-        list[str],
         list[tuple[str, int]],  # lastmods by their first 8 characters
         list[tuple[str, int]],  # sitemaps
         list[tuple[str | None, int]],  # hreflang of alternate rows

@@ -209,28 +209,17 @@ class ReportBuilder:
     # -- input ------------------------------------------------------------------------------
 
     def add_entries(self, batch: Sequence[Entry]) -> None:
-        """One batch of a walk (entries carry their hreflang links)."""
-        if not batch:
-            return
-        self.declared_alternates = True
-        alternates = [e for e in batch if e.alternate_of is not None]
-        self._add_urls([e.url for e in batch], normalized=True)
-        self.urls += len(batch) - len(alternates)
-        self.alternates += len(alternates)
-        self._add_lastmods([e.lastmod for e in batch])
-        self._add_sitemaps([e.sitemap for e in batch])
-        for e in alternates:
-            self._alternate_row(e.hreflang, e.alternate_of)
-        for e in batch:
-            if e.alternates and e.alternate_of is None:
-                self._declared(e.url, {a.hreflang for a in e.alternates})
+        """One batch of a walk as entries (they carry their hreflang links): as `add_batch` of
+        the same rows."""
+        self.add_batch(Batch.from_entries(batch))
 
     def add_batch(self, batch: Batch) -> None:
-        """One native batch of a walk: as `add_entries` of its entries, but the core counts the
-        rows' lastmods, sitemaps and hreflang values, so this takes a step per distinct value."""
-        urls, lastmods, sitemaps, alternates, declaring, declared = batch.report_counts()
-        if not urls:
+        """One native batch of a walk: the core counts the rows' lastmods, sitemaps and hreflang
+        values, so this takes a step per distinct value, not per row."""
+        if not len(batch):
             return
+        urls = batch.urls()
+        lastmods, sitemaps, alternates, declaring, declared = batch.report_counts()
         self.declared_alternates = True
         self._add_urls(urls, normalized=True)
         alternate_rows = sum(n for _, n in alternates)
@@ -446,14 +435,6 @@ class ReportBuilder:
         if not self.declared_alternates:
             group = self._group_of(alternate_of or "")
             _bump(self.group_hreflang, group, MAX_GROUPS)
-            self._group_locale(group, locale)
-
-    def _declared(self, url: str, locales: set[str]) -> None:
-        group = self._group_of(url)
-        _bump(self.group_hreflang, group, MAX_GROUPS)
-        for raw in locales:
-            locale = _locale(raw)
-            _bump(self.locale_pages, locale, MAX_LOCALES)
             self._group_locale(group, locale)
 
     def _group_locale(self, group: str, locale: str, n: int = 1) -> None:

@@ -35,6 +35,11 @@ impl Batch {
 /// `Batch.path_groups`' item: a group's key (None: in no group), count and shortest URLs.
 type PathGroup<'py> = (Option<Bound<'py, PyString>>, usize, Bound<'py, PyList>);
 
+/// A path group's key as text: rows are UTF-8, and so are the keys cut from them.
+fn key_text(key: &Option<Vec<u8>>) -> Option<Cow<'_, str>> {
+    key.as_deref().map(String::from_utf8_lossy)
+}
+
 /// The classes `entries()` builds, handed over by `sitescout._parse` when it is imported
 /// (`register_models`): the glue imports no module of the package.
 struct Models {
@@ -241,33 +246,28 @@ impl Batch {
         super::guard("Batch.to_csv", || Ok(self.rows.to_csv()))
     }
 
-    /// What the site report reads of the rows, counted here so that it takes a step per
-    /// distinct value, not per row: `(urls, lastmods, sitemaps, alternates, declaring,
-    /// declared)`, the URLs one per row, the rest `(value, count)` in the order the values first
-    /// appear: lastmods by their first 8 characters ("" for none), the hreflang of alternate
-    /// rows, the path group (depth 1) of pages that list alternates, and `(group, hreflang)`
-    /// for each distinct hreflang such a page lists.
+    /// What the site report counts of the rows (besides their URLs), counted here so that it
+    /// takes a step per distinct value, not per row: `(lastmods, sitemaps, alternates,
+    /// declaring, declared)`, each `(value, count)` in the order the values first appear:
+    /// lastmods by their first 8 characters ("" for none), the hreflang of alternate rows, the
+    /// path group (depth 1) of pages that list alternates, and `(group, hreflang)` for each
+    /// distinct hreflang such a page lists.
     fn report_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         super::guard("Batch.report_counts", || {
             let counts = report::report_counts(&self.rows);
-            fn key(k: &Option<Vec<u8>>) -> Option<Cow<'_, str>> {
-                k.as_deref().map(String::from_utf8_lossy)
-            }
-            let urls = PyList::new(py, self.rows.0.iter().map(|r| r.entry.url.as_str()))?;
             let declaring: Vec<_> = counts
                 .declaring
                 .counts
                 .iter()
-                .map(|(group, n)| (key(group), *n))
+                .map(|(group, n)| (key_text(group), *n))
                 .collect();
             let declared: Vec<_> = counts
                 .declared
                 .counts
                 .iter()
-                .map(|((group, hreflang), n)| (key(group), *hreflang, *n))
+                .map(|((group, hreflang), n)| (key_text(group), *hreflang, *n))
                 .collect();
             (
-                urls,
                 counts.lastmods.counts,
                 counts.sitemaps.counts,
                 counts.alternates.counts,
@@ -336,11 +336,7 @@ impl Batch {
             groups::count_groups(urls, depth, limit)
                 .into_iter()
                 .map(|g| {
-                    // Rows are UTF-8, so their keys are too.
-                    let key = g
-                        .key
-                        .as_deref()
-                        .map(|k| PyString::new(py, &String::from_utf8_lossy(k)));
+                    let key = key_text(&g.key).map(|k| PyString::new(py, &k));
                     Ok((key, g.count, PyList::new(py, g.samples())?))
                 })
                 .collect()
