@@ -98,3 +98,43 @@ def test_the_cores_whitespace_is_the_interpreters() -> None:
         and (resolve_url(chr(c) + base, base) == base) != chr(c).isspace()
     ]
     assert not differ, f"the core's whitespace differs from this Python's at {differ[:20]}"
+
+
+def test_the_scanner_lets_other_threads_run_while_it_scans() -> None:
+    """`Scanner.feed` releases the interpreter's lock (Dask's other threads, the event loop's
+    executor keep running): a thread that ticks every millisecond ticks in the middle of one
+    long feed. Holding the lock, it could tick only at the feed's two ends."""
+    body = (
+        b"<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>"
+        + b"".join(
+            b"<url><loc>https://b\xc3\xbccher.example/p/%d?a=1&amp;b=2</loc>"
+            b"<lastmod>2024-01-02T03:04:05Z</lastmod></url>" % i
+            for i in range(200_000)
+        )
+        + b"</urlset>"
+    )
+    ticks: list[float] = []
+    done = threading.Event()
+
+    def tick() -> None:
+        deadline = time.monotonic() + 120
+        while not done.is_set() and time.monotonic() < deadline:  # bounded in time
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    time.sleep(0.05)
+    from sitescout._core import Scanner
+
+    scanner = Scanner("https://b\u00fccher.example/sitemap.xml")
+    start = time.monotonic()
+    scanner.feed(body)
+    end = time.monotonic()
+    done.set()
+    ticker.join(5)
+    third = (end - start) / 3
+    middle = [t for t in ticks if start + third < t < end - third]
+    batch, _, _ = scanner.take()
+    assert len(batch) == 200_000  # and the non-ASCII host went through the codec, lock retaken
+    assert middle, f"no tick during {end - start:.3f} s of scanning"

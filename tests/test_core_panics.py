@@ -15,7 +15,7 @@ import pytest
 import sitescout
 import sitescout._parse
 from sitescout import _core
-from sitescout._core import Batch, CoreError, LlmsIndex, Scanner, SeenSet, UrlFilter
+from sitescout._core import Batch, CoreError, Inflater, LlmsIndex, Scanner, SeenSet, UrlFilter
 
 from .server import Site, urlset
 
@@ -56,6 +56,11 @@ CALLS: dict[str, Callable[[], Any]] = {
     "SeenSet.__contains__": lambda: "k" in SeenSet(),
     "SeenSet.__len__": lambda: len(SeenSet()),
     "SeenSet.nbytes": lambda: SeenSet().nbytes,
+    "Inflater.new": lambda: Inflater(31),
+    "Inflater.push": lambda: Inflater(31).push(b"\x1f"),
+    "Inflater.pull": lambda: Inflater(31).pull(10),
+    "Inflater.cut": lambda: Inflater(31).cut,
+    "Inflater.ended": lambda: Inflater(31).ended,
     "LlmsIndex.new": LlmsIndex,
     "LlmsIndex.add": lambda: LlmsIndex().add("https://x.com/a"),
     "LlmsIndex.__contains__": lambda: "https://x.com/a" in LlmsIndex(),
@@ -102,9 +107,15 @@ def test_a_panic_at_an_entry_point_is_a_core_error(entry: str) -> None:
 
 def test_every_entry_point_is_armed_above() -> None:
     """The table covers every class method and function of the core that Python calls."""
+    classes = [
+        value
+        for value in vars(_core).values()
+        if isinstance(value, type) and not issubclass(value, BaseException)
+    ]
+    assert {Batch, Inflater, SeenSet, LlmsIndex, Scanner, UrlFilter} <= set(classes)
     public = {
         f"{cls.__name__}.{name}"
-        for cls in (Batch, SeenSet, LlmsIndex, Scanner, UrlFilter)
+        for cls in classes
         for name in vars(cls)
         if not name.startswith("_") or name in ("__len__", "__contains__")
     }

@@ -22,8 +22,10 @@ differences while that one is open.
 
 from __future__ import annotations
 
+import gzip
 import os
 import random
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 
@@ -41,6 +43,7 @@ TOTAL = int(os.environ.get("SITESCOUT_DIFF_EXAMPLES", "5000"))
 # Share of the generated documents per family: urlsets carry most of the rules.
 SHARE = {"urlset": 0.4, "index": 0.12, "rss": 0.12, "atom": 0.12, "text": 0.1, "other": 0.04}
 SHARE_ENCODED = 0.1
+SHARE_COMPRESSED = 0.1
 COUNTS: Counter[str] = Counter()
 # The document URLs entries resolve against, and the depths stamped on them.
 DOC_URLS = (
@@ -53,8 +56,9 @@ DOC_URLS = (
 
 
 def examples(family: str) -> settings:
+    share = SHARE_COMPRESSED if family == "compressed" else SHARE.get(family, SHARE_ENCODED)
     return settings(
-        max_examples=max(1, int(TOTAL * SHARE.get(family, SHARE_ENCODED))),
+        max_examples=max(1, int(TOTAL * share)),
         deadline=None,
         suppress_health_check=list(HealthCheck),
         derandomize=False,
@@ -238,3 +242,34 @@ def test_generated_in_other_encodings(doc: c.Doc, codec: str, seed: int) -> None
     if data is None:
         return  # a character the codec cannot write
     check(data, seed, "encoded")
+
+
+def compress(data: bytes, how: str, level: int) -> tuple[str, bytes]:
+    """`data` as a server may send it: (Content-Encoding, body)."""
+    if how == "gzip":
+        return "gzip", gzip.compress(data, level)
+    if how == "gzip-members":  # several members, zero padding after some
+        cut = len(data) // 2
+        return "gzip", gzip.compress(data[:cut], level) + b"\0" * 3 + gzip.compress(data[cut:])
+    if how == "deflate":
+        return "deflate", zlib.compress(data, level)
+    raw = zlib.compressobj(level, wbits=-15)  # "deflate" sent raw, as some servers do
+    return "deflate", raw.compress(data) + raw.flush()
+
+
+@examples("compressed")
+@given(
+    c.strategy(c.one_of(c.urlset_docs(), c.index_docs(), c.rss_docs(), c.text_docs())),
+    st.sampled_from(["gzip", "gzip-members", "deflate", "raw-deflate"]),
+    st.integers(0, 9),
+    SEEDS,
+)
+def test_generated_compressed_in_network_chunks(
+    doc: c.Doc, how: str, level: int, seed: int
+) -> None:
+    """Compressed bodies in random chunk sizes through the walk's decoder (the core's
+    inflater): the same rows as the document read whole."""
+    encoding, body = compress(doc.data, how, level)
+    rnd = random.Random(seed)
+    c.assert_same(doc.data, rnd.choice(DOC_URLS), rnd=rnd, label=how, encoding=encoding, body=body)
+    COUNTS["compressed"] += 1

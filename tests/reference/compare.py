@@ -186,10 +186,15 @@ def run_core(
     plan: Sequence[int] | None = None,
     truncated: bool = False,
     drain: random.Random | None = None,
+    encoding: str = "",
 ) -> Record:
-    """The native scanner fed chunk by chunk; with `drain`, `take()` runs at random points."""
+    """The native scanner fed chunk by chunk; with `drain`, `take()` runs at random points.
+
+    With `encoding` (a Content-Encoding), `data` is that compressed body: the chunks go through
+    the walk's decoder (the core's inflater) and what it gives goes to the scanner."""
     if os.environ.get("SITESCOUT_DIFF_FAKE_CORE") == "1":  # to check the harness itself
         return run_oracle(data, url, depth=depth, plan=plan, truncated=truncated)
+    import sitescout._parse  # registers the entry classes `take()` builds  # noqa: F401
     from sitescout._core import Scanner
 
     s = Scanner(url, depth)
@@ -203,10 +208,20 @@ def run_core(
         sitemaps.extend(sm)
         malformed.extend(mf)
 
+    decoder = None
+    if encoding:
+        from sitescout._http.decode import Decoder
+
+        decoder = Decoder(encoding, 1 << 30)
     for chunk in chunks(data, plan if plan is not None else [len(data)] if data else []):
-        s.feed(chunk)
+        for piece in decoder.decode(chunk) if decoder is not None else (chunk,):
+            s.feed(piece)
         if drain is not None and drain.random() < 0.3:
             take()
+    if decoder is not None:
+        for piece in decoder.flush():
+            s.feed(piece)
+        assert decoder.ended(), "the compressed body was whole"
     if truncated:
         s.note_truncated()
     s.close()
@@ -238,15 +253,18 @@ def assert_same(
     truncated: bool = False,
     label: str = "doc",
     plan: Sequence[int] | None = None,
+    encoding: str = "",
+    body: bytes | None = None,
 ) -> Record:
     """Oracle (whole document) and core (random chunking, or `plan`) must agree on every
-    field."""
+    field. With `encoding`, the core reads `body`, `data` compressed so, through the decoder."""
     rnd = rnd or random.Random(len(data))
-    plan = chunk_plan(rnd, len(data)) if plan is None else plan
+    fed = data if body is None else body
+    plan = chunk_plan(rnd, len(fed)) if plan is None else plan
     want = run_oracle(data, url, truncated=truncated)
-    got = run_core(data, url, plan=plan, truncated=truncated, drain=rnd)
+    got = run_core(fed, url, plan=plan, truncated=truncated, drain=rnd, encoding=encoding)
     if got != want:
-        whole = run_core(data, url, truncated=truncated)
+        whole = run_core(fed, url, truncated=truncated, encoding=encoding)
         where = "also when fed whole" if whole != want else "only when chunked (whole agrees)"
         save_failure(data, label)
         raise AssertionError(

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 pub mod batch;
 mod filter;
 mod groups;
+mod inflate;
 mod scan;
 mod scope;
 pub mod seen;
@@ -105,6 +106,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     batch::register(m)?;
     filter::register(m)?;
     groups::register(m)?;
+    inflate::register(m)?;
     scan::register(m)?;
     scope::register(m)?;
     seen::register(m)?;

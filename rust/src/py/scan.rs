@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use super::batch::Batch;
-use super::urls::PyIdna;
+use super::urls::DetachedIdna;
 use crate::scan;
 
 /// One sitemap document fed in chunks (`sitescout._core.Scanner`).
@@ -57,9 +57,10 @@ impl Scanner {
     }
 
     /// Raises what the host codec raised that is not about a host (Ctrl-C, MemoryError).
+    /// The interpreter's lock is released while it scans.
     fn feed(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
-        let mut idna = PyIdna::new(py);
-        self.guarded("Scanner.feed", |s| s.feed(data, &mut idna));
+        let mut idna = DetachedIdna::default();
+        py.detach(|| self.guarded("Scanner.feed", |s| s.feed(data, &mut idna)));
         idna.raise()
     }
 
@@ -69,8 +70,8 @@ impl Scanner {
     }
 
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        let mut idna = PyIdna::new(py);
-        self.guarded("Scanner.close", |s| s.close(&mut idna));
+        let mut idna = DetachedIdna::default();
+        py.detach(|| self.guarded("Scanner.close", |s| s.close(&mut idna)));
         idna.raise()
     }
 

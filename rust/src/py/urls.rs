@@ -56,25 +56,56 @@ impl<'py> PyIdna<'py> {
 
 impl urls::Idna for PyIdna<'_> {
     fn to_ascii(&mut self, host: &str) -> Option<String> {
-        if let Some(known) = CACHE.with_borrow(|cache| cache.get(host).cloned()) {
-            return known;
-        }
-        let converted = match self.convert(host) {
-            Ok(ascii) => Some(ascii),
-            Err(error) if error.is_instance_of::<PyUnicodeError>(self.py) => None,
-            Err(error) => {
-                self.error.get_or_insert(error);
-                return None; // not an answer about the host: not remembered
-            }
-        };
-        CACHE.with_borrow_mut(|cache| {
-            if cache.len() >= CACHE_LIMIT {
-                cache.clear(); // a walk has few hosts: a full cache means junk, start over
-            }
-            cache.insert(host.to_owned(), converted.clone());
-        });
-        converted
+        cached(host).unwrap_or_else(|| ask(self.py, host, &mut self.error))
     }
+}
+
+/// `PyIdna` for code that runs with the interpreter's lock released (the scanner): it takes
+/// the lock back only for a host the cache does not know.
+#[derive(Default)]
+pub struct DetachedIdna {
+    error: Option<PyErr>,
+}
+
+impl DetachedIdna {
+    /// Raise what the codec raised that was not a UnicodeError, if anything.
+    pub fn raise(self) -> PyResult<()> {
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+impl urls::Idna for DetachedIdna {
+    fn to_ascii(&mut self, host: &str) -> Option<String> {
+        cached(host).unwrap_or_else(|| Python::attach(|py| ask(py, host, &mut self.error)))
+    }
+}
+
+/// The cache's answer for `host`, when it has one.
+fn cached(host: &str) -> Option<Option<String>> {
+    CACHE.with_borrow(|cache| cache.get(host).cloned())
+}
+
+/// Ask the interpreter, and remember its answer; an error that is no answer about the host
+/// goes to `error` (the first one is kept) and is not remembered.
+fn ask(py: Python<'_>, host: &str, error: &mut Option<PyErr>) -> Option<String> {
+    let converted = match PyIdna::new(py).convert(host) {
+        Ok(ascii) => Some(ascii),
+        Err(err) if err.is_instance_of::<PyUnicodeError>(py) => None,
+        Err(err) => {
+            error.get_or_insert(err);
+            return None;
+        }
+    };
+    CACHE.with_borrow_mut(|cache| {
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear(); // a walk has few hosts: a full cache means junk, start over
+        }
+        cache.insert(host.to_owned(), converted.clone());
+    });
+    converted
 }
 
 // A str with lone surrogates has no UTF-8 form. The rules treat it as Python does (the
