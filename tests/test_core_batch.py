@@ -4,12 +4,14 @@ alternates, splitting."""
 
 from __future__ import annotations
 
+import hashlib
 from xml.sax.saxutils import escape, quoteattr
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitescout._core import Batch, SeenSet
+from sitescout._core import Batch, SeenSet, url_hashes
 from sitescout._parse import SitemapParser
 from tests.reference import encode
 
@@ -114,3 +116,38 @@ def test_dedup_alternates_and_split() -> None:
     assert (len(fresh), len(tail)) == (4, 0)
     assert {e.sitemap for e in fresh.entries()} == {"https://x.com/s.xml"}
     assert {e.depth for e in fresh.entries()} == {2}
+
+
+# -- the batch run's URL hashes ----------------------------------------------------------------
+
+
+def _blake2b(url: str, key: bytes) -> bytes:
+    data = url.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=8, key=key).digest()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(), max_size=30), st.binary(min_size=1, max_size=64))
+def test_url_hashes_are_hashlibs_keyed_blake2b(urls: list[str], key: bytes) -> None:
+    """Any text (lone surrogates as their `surrogatepass` bytes) and any key hashlib takes."""
+    assert url_hashes(urls, key) == b"".join(_blake2b(u, key) for u in urls)
+
+
+def test_a_batchs_url_hashes_are_its_urls_hashes() -> None:
+    batch = Batch()
+    urls = ["https://x.com/a", "https://b\u00fccher.example/\u00e9", "https://x.com/?q=1&r=2"]
+    for url in urls:
+        batch.push(url, "https://x.com/s.xml", 1, "sitemap")
+    key = bytes(range(16))
+    assert (
+        batch.url_hashes(key) == url_hashes(urls, key) == b"".join(_blake2b(u, key) for u in urls)
+    )
+    assert Batch().url_hashes(key) == b""
+
+
+@pytest.mark.parametrize("key", [b"", bytes(65)])
+def test_a_key_hashlib_refuses_is_refused(key: bytes) -> None:
+    with pytest.raises(ValueError, match="1 to 64 bytes"):
+        url_hashes(["https://x.com/"], key)
+    with pytest.raises(ValueError, match="1 to 64 bytes"):
+        Batch().url_hashes(key)

@@ -8,6 +8,7 @@ pub mod columns;
 pub mod entry;
 pub mod filter;
 pub mod groups;
+pub mod hashes;
 pub mod inflate;
 pub mod report;
 pub mod scan;

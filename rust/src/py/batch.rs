@@ -13,6 +13,7 @@ use crate::batch::{self, Extra, Row, Rows, Source};
 use crate::columns;
 use crate::entry;
 use crate::groups;
+use crate::hashes;
 use crate::report;
 use crate::scope::Scope;
 
@@ -112,6 +113,16 @@ impl Batch {
     /// How many rows are pages (not hreflang alternates).
     fn pages(&self) -> PyResult<usize> {
         super::guard("Batch.pages", || Ok(self.rows.pages()))
+    }
+
+    /// 8 bytes of keyed BLAKE2b per row's URL, in order (see `url_hashes`).
+    fn url_hashes<'py>(&self, py: Python<'py>, key: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        super::guard("Batch.url_hashes", || {
+            let rows = &self.rows.0;
+            let hashes =
+                py.detach(|| hashes::url_hashes(rows.iter().map(|r| r.entry.url.as_bytes()), key));
+            Ok(PyBytes::new(py, &hashes.map_err(|_| bad_key())?))
+        })
     }
 
     fn urls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -578,7 +589,34 @@ fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
     })
 }
 
+fn bad_key() -> PyErr {
+    PyValueError::new_err("a URL hash key is 1 to 64 bytes")
+}
+
+/// 8 bytes of keyed BLAKE2b per URL, in order: what
+/// `hashlib.blake2b(url.encode("utf-8", "surrogatepass"), digest_size=8, key=key)` gives. The
+/// same in every process that holds `key`, unlike the seen-set's hash.
+#[pyfunction]
+fn url_hashes<'py>(
+    py: Python<'py>,
+    urls: Vec<Bound<'py, PyString>>,
+    key: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    super::guard("url_hashes", || {
+        let texts = urls
+            .iter()
+            .map(|url| match url.to_str() {
+                Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
+                Err(_) => wtf8(url).map(Cow::Owned),
+            })
+            .collect::<PyResult<Vec<Cow<'_, [u8]>>>>()?;
+        let hashes = hashes::url_hashes(texts.iter().map(|t| t.as_ref()), key);
+        Ok(PyBytes::new(py, &hashes.map_err(|_| bad_key())?))
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(url_hashes, m)?)?;
     m.add_class::<Batch>()?;
     m.add_class::<LlmsIndex>()?;
     m.add_function(wrap_pyfunction!(register_models, m)?)

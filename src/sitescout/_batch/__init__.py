@@ -49,7 +49,6 @@ from .parts import (
     SiteJob,
     complete_result,
     duplicate_rows,
-    url_hashes,
 )
 from .results import SiteResult, write_sites
 from .sites import (
@@ -93,7 +92,6 @@ __all__ = [
     "partition_name",
     "read_sites",
     "site_key",
-    "url_hashes",
     "walk_leaf",
     "walk_site",
     "write_sites",

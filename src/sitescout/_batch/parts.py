@@ -6,7 +6,6 @@ partition complete (`promote`), read back by `promoted` and `complete_result`.""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 import math
@@ -16,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core import Batch, SeenSet
+from .._core import Batch, SeenSet, url_hashes
 from .._extras import require_pyarrow
 from .._table import ParquetWriter
 from .._walk import WalkOptions
@@ -47,16 +46,6 @@ class Part:
     path: str
     rows: int
     hashes: str | None
-
-
-def url_hashes(urls: list[str], key: bytes) -> bytes:
-    """8 bytes of keyed BLAKE2b per URL: the same in every process of the cluster (unlike
-    the seen-set's hash), and a site cannot pick URLs that collide without the key."""
-    blake2b = hashlib.blake2b
-    return b"".join(
-        blake2b(url.encode("utf-8", "surrogatepass"), digest_size=8, key=key).digest()
-        for url in urls
-    )
 
 
 def hashed(part: Part, key: bytes) -> Part:
@@ -96,7 +85,7 @@ class Parts:
             chunk, rest = rest, rest.split_off(min(len(rest), PART_ROWS - part.rows))
             self._writer.write(chunk)
             if self._hashes is not None and self.hash_key is not None:
-                self._hashes.write(url_hashes(chunk.urls(), self.hash_key))
+                self._hashes.write(chunk.url_hashes(self.hash_key))
             part.rows += len(chunk)
             if part.rows >= PART_ROWS:
                 self._close()
