@@ -378,14 +378,6 @@ fn w3c_in<'v>(s: &[u8], text: impl Fn(usize, usize) -> &'v str) -> Option<String
     None
 }
 
-/// `normalize_lastmod` of an owned value, reusing it when it is already canonical (the usual case).
-pub fn normalize_lastmod_owned(raw: String) -> Option<String> {
-    if canonical(&raw) {
-        return Some(raw);
-    }
-    normalize_lastmod(&raw)
-}
-
 /// `normalize_lastmod`: W3C datetime forms become ISO 8601 (`Z` → `+00:00`, seconds filled in);
 /// anything else comes back stripped; empty → None.
 pub fn normalize_lastmod(raw: &str) -> Option<String> {
@@ -476,17 +468,17 @@ pub fn changefreq(raw: Option<&str>) -> (Option<&'static str>, bool) {
     }
     // Python lowercases with Unicode rules; the Kelvin sign is the one non-ASCII character that
     // lowercases into a letter of these words.
-    let lower: String = value
-        .chars()
-        .map(|c| {
+    let is = |word: &str| {
+        let mut lower = value.chars().map(|c| {
             if c == '\u{212a}' {
                 'k'
             } else {
                 c.to_ascii_lowercase()
             }
-        })
-        .collect();
-    match CHANGEFREQ.iter().find(|&&f| f == lower) {
+        });
+        word.chars().all(|w| lower.next() == Some(w)) && lower.next().is_none()
+    };
+    match CHANGEFREQ.iter().find(|&&f| is(f)) {
         Some(f) => (Some(f), false),
         None => (None, true),
     }

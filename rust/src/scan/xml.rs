@@ -148,6 +148,29 @@ impl Item {
     fn rare(&mut self) -> &mut Rare {
         self.rare.get_or_insert_with(Box::default)
     }
+
+    /// A `<lastmod>`, `<priority>` or `<changefreq>` value (None: the element was empty),
+    /// read from the text as it lies: normalized, or parsed and kept or counted as bad.
+    fn set_scalar(&mut self, role: Role, raw: Option<&str>) {
+        match role {
+            Role::Lastmod => {
+                if let Some(raw) = raw {
+                    self.lastmod = values::normalize_lastmod(raw);
+                }
+            }
+            Role::Priority => {
+                let (v, bad) = values::priority(raw);
+                self.priority = v;
+                self.bad_priority += u32::from(bad);
+            }
+            Role::Changefreq => {
+                let (v, bad) = values::changefreq(raw);
+                self.changefreq = v;
+                self.bad_changefreq += u32::from(bad);
+            }
+            _ => {}
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -1318,6 +1341,16 @@ impl Xml {
             self.damage(out, data, "value longer than 65536 bytes dropped");
             None
         } else if self.has_text {
+            let scalar = matches!(role, Role::Lastmod | Role::Priority | Role::Changefreq);
+            if let (true, Some(raw)) = (scalar, plain_text(&self.text)) {
+                // Parsed where it lies: no string is made for a value read and dropped, and a
+                // lastmod's is made once, normalized.
+                if let Some(item) = self.items.last_mut() {
+                    item.set_scalar(role, Some(raw));
+                }
+                self.text.clear();
+                return;
+            }
             let d = decode(&self.text, false);
             self.text.clear();
             if d.damaged {
@@ -1360,20 +1393,8 @@ impl Xml {
                     }
                 }
             }
-            Role::Lastmod => {
-                if let Some(t) = text {
-                    item.lastmod = values::normalize_lastmod_owned(t);
-                }
-            }
-            Role::Priority => {
-                let (v, bad) = values::priority(text.as_deref());
-                item.priority = v;
-                item.bad_priority += u32::from(bad);
-            }
-            Role::Changefreq => {
-                let (v, bad) = values::changefreq(text.as_deref());
-                item.changefreq = v;
-                item.bad_changefreq += u32::from(bad);
+            Role::Lastmod | Role::Priority | Role::Changefreq => {
+                item.set_scalar(role, text.as_deref());
             }
             Role::Link => {
                 if !item.link_seen {
@@ -1543,6 +1564,15 @@ impl Xml {
 
 /// Where `--` not followed by `>` ends in `s`, a stretch of a comment's text that follows
 /// `carried` dashes (the end of the stretch before); the position of the byte after the dashes.
+/// Text that `decode` would give back as it is (no reference, no carriage return, valid
+/// UTF-8), borrowed.
+fn plain_text(raw: &[u8]) -> Option<&str> {
+    if memchr::memchr2(b'&', b'\r', raw).is_some() {
+        return None;
+    }
+    std::str::from_utf8(raw).ok()
+}
+
 fn double_dash(s: &[u8], carried: u8) -> Option<usize> {
     match carried {
         2.. if s.first().is_some_and(|&b| b != b'>') => return Some(0),
