@@ -8,8 +8,9 @@
 
 use flate2::{Decompress, FlushDecompress, Status};
 
-/// Input kept while a "deflate" body may still turn out to be raw deflate: it is read again
-/// from its start when it does. Any real zlib stream has given output well before this.
+/// Input read while a "deflate" body may still turn out to be raw deflate (no output yet): it
+/// is kept, and read again from its start when it does. Any real zlib stream has given output
+/// well before this.
 const FALLBACK_KEEP: usize = 64 * 1024;
 
 /// The stream kinds, by zlib's window bits (as Python's `zlib.decompressobj` takes them).
@@ -81,9 +82,6 @@ impl Inflater {
             self.pos = 0;
         }
         self.input.extend_from_slice(data);
-        if self.fallback && self.input.len() > FALLBACK_KEEP {
-            self.fallback = false;
-        }
     }
 
     /// Decode at most `max` bytes of what was pushed; empty when it needs more input.
@@ -139,7 +137,7 @@ impl Inflater {
             if has_input {
                 self.inside = true;
             }
-            if made > 0 {
+            if made > 0 || self.d.total_in() > FALLBACK_KEEP as u64 {
                 self.fallback = false;
             }
             if status == Status::StreamEnd {
@@ -291,6 +289,22 @@ mod tests {
         let mut body = gzip(b"one");
         body.extend_from_slice(b"trailing");
         assert!(decode(Kind::Gzip, &body, 3, 64).is_err());
+    }
+
+    #[test]
+    fn a_raw_fallback_is_seen_in_a_first_read_larger_than_what_is_kept() {
+        let mut t = Vec::new();
+        while t.len() < 3 * FALLBACK_KEEP {
+            t.extend_from_slice(&text());
+        }
+        let mut e = DeflateEncoder::new(Vec::new(), Compression::none());
+        e.write_all(&t).unwrap();
+        let body = e.finish().unwrap();
+        assert!(body.len() > FALLBACK_KEEP);
+        assert_eq!(
+            decode(Kind::Zlib, &body, body.len(), 1 << 20).unwrap(),
+            (t, true)
+        );
     }
 
     #[test]

@@ -12,7 +12,6 @@ class CoreError(RuntimeError):
     """A bug in the native core: a panic, caught where Python called in."""
 
 def _arm_panic(entry: str) -> None: ...
-
 def url_hashes(urls: list[str], key: bytes) -> bytes: ...
 
 class Inflater:
