@@ -4,8 +4,8 @@
 magic bytes are decoded here, not by httpx, so that the decoded-size cap (default 50 MiB) also
 stops gzip bombs, and a compressed body cut before its end marker is told apart from a whole one
 (`Decoder.ended`). gzip and deflate are inflated by the native core (`Inflater`), which holds
-at most one network read of input and gives at most the room it is asked for. Decoded bytes go
-to a `Sink`.
+one network read of input (and up to 64 KiB more while a "deflate" body may still turn out to
+be raw deflate) and gives at most the room it is asked for. Decoded bytes go to a `Sink`.
 """
 
 from __future__ import annotations
