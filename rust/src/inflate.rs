@@ -1,9 +1,10 @@
 //! gzip, zlib and raw deflate decoded as the bytes arrive, with bounded output per call.
 //!
-//! `push` hands over what the network gave; `pull(max)` decodes at most `max` bytes of it, so a
-//! gzip bomb is never inflated past what the caller asked for. A body may hold several gzip
-//! members, with zero bytes padding after them; a "deflate" body may be raw deflate instead of
-//! the zlib stream the RFC says (some servers send it so), which is noticed on its first bytes.
+//! `push` hands over what the network gave; `pull_into(out)` decodes at most `out.len()` bytes
+//! of it, so a gzip bomb is never inflated past what the caller asked for. A body may hold
+//! several gzip members, with zero bytes padding after them; a "deflate" body may be raw deflate
+//! instead of the zlib stream the RFC says (some servers send it so), which is noticed on its
+//! first bytes.
 #![forbid(unsafe_code)]
 
 use flate2::{Decompress, FlushDecompress, Status};
@@ -57,7 +58,7 @@ pub struct Inflater {
     /// A member has begun and its end marker is not seen yet.
     inside: bool,
     members: u64,
-    /// The last `pull` filled its room: the decompressor may hold output with no input left.
+    /// The last pull filled its room: the decompressor may hold output with no input left.
     full: bool,
 }
 
@@ -84,16 +85,8 @@ impl Inflater {
         self.input.extend_from_slice(data);
     }
 
-    /// Decode at most `max` bytes of what was pushed; empty when it needs more input.
-    pub fn pull(&mut self, max: usize) -> Result<Vec<u8>, Corrupt> {
-        let mut out = vec![0; max];
-        let n = self.pull_into(&mut out)?;
-        out.truncate(n);
-        Ok(out)
-    }
-
-    /// Decode into `out`, at most its length; how many bytes were written (0 when it needs
-    /// more input).
+    /// Decode what was pushed into `out`, at most its length; how many bytes were written (0
+    /// when it needs more input).
     pub fn pull_into(&mut self, out: &mut [u8]) -> Result<usize, Corrupt> {
         let mut written = 0;
         loop {
@@ -156,7 +149,7 @@ impl Inflater {
         Ok(written)
     }
 
-    /// Input is left, or output may be: the last `pull` stopped at its room.
+    /// Input is left, or output may be: the last pull stopped at its room.
     pub fn cut(&self) -> bool {
         self.pos < self.input.len() || self.full
     }
@@ -203,6 +196,14 @@ mod tests {
         e.finish().unwrap()
     }
 
+    /// At most `max` decoded bytes.
+    fn pull(inf: &mut Inflater, max: usize) -> Result<Vec<u8>, Corrupt> {
+        let mut out = vec![0; max];
+        let n = inf.pull_into(&mut out)?;
+        out.truncate(n);
+        Ok(out)
+    }
+
     /// Push `body` in pieces of `step`, pulling at most `max` at a time, until all is out.
     fn decode(
         kind: Kind,
@@ -215,7 +216,7 @@ mod tests {
         for piece in body.chunks(step) {
             inf.push(piece);
             for _ in 0..100_000 {
-                let got = inf.pull(max)?;
+                let got = pull(&mut inf, max)?;
                 if got.is_empty() {
                     break;
                 }
@@ -223,7 +224,7 @@ mod tests {
             }
         }
         for _ in 0..100_000 {
-            let got = inf.pull(max)?;
+            let got = pull(&mut inf, max)?;
             if got.is_empty() {
                 break;
             }
@@ -269,7 +270,7 @@ mod tests {
     fn room_is_never_passed_and_the_cut_is_seen() {
         let mut inf = Inflater::new(Kind::Gzip);
         inf.push(&gzip(&text()));
-        let got = inf.pull(100).unwrap();
+        let got = pull(&mut inf, 100).unwrap();
         assert_eq!(got.len(), 100);
         assert!(inf.cut());
         assert!(!inf.ended());

@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use super::batch::Batch;
-use super::urls::DetachedIdna;
+use super::urls::PyIdna;
 use crate::scan;
 
 /// One sitemap document fed in chunks (`sitescout._core.Scanner`).
@@ -59,7 +59,7 @@ impl Scanner {
     /// Raises what the host codec raised that is not about a host (Ctrl-C, MemoryError).
     /// The interpreter's lock is released while it scans.
     fn feed(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
-        let mut idna = DetachedIdna::default();
+        let mut idna = PyIdna::default();
         py.detach(|| self.guarded("Scanner.feed", |s| s.feed(data, &mut idna)));
         idna.raise()
     }
@@ -70,7 +70,7 @@ impl Scanner {
     }
 
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        let mut idna = DetachedIdna::default();
+        let mut idna = PyIdna::default();
         py.detach(|| self.guarded("Scanner.close", |s| s.close(&mut idna)));
         idna.raise()
     }

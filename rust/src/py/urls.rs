@@ -14,8 +14,11 @@ use crate::urls;
 ///
 /// Any other exception (MemoryError, Ctrl-C's KeyboardInterrupt) is not an answer about the
 /// host: it is kept, and the call that used the converter raises it once it returns (`raise`).
-pub struct PyIdna<'py> {
-    pub py: Python<'py>,
+///
+/// It holds no interpreter token: code that runs with the lock released (the scanner) uses it
+/// too, and the lock is taken (back) only for a host the cache does not know.
+#[derive(Default)]
+pub struct PyIdna {
     error: Option<PyErr>,
 }
 
@@ -27,47 +30,7 @@ thread_local! {
     static CACHE: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
 }
 
-impl<'py> PyIdna<'py> {
-    pub fn new(py: Python<'py>) -> Self {
-        PyIdna { py, error: None }
-    }
-
-    /// Raise what the codec raised that was not a UnicodeError, if anything.
-    pub fn raise(self) -> PyResult<()> {
-        match self.error {
-            Some(error) => Err(error),
-            None => Ok(()),
-        }
-    }
-
-    fn convert(&self, host: &str) -> PyResult<String> {
-        let lowered = PyString::new(self.py, host).call_method0("lower")?;
-        let ascii: bool = lowered.call_method0("isascii")?.extract()?;
-        if ascii {
-            return lowered.extract();
-        }
-        lowered
-            .call_method1("encode", ("idna",))?
-            .call_method1("decode", ("ascii",))?
-            .call_method0("lower")?
-            .extract()
-    }
-}
-
-impl urls::Idna for PyIdna<'_> {
-    fn to_ascii(&mut self, host: &str) -> Option<String> {
-        cached(host).unwrap_or_else(|| ask(self.py, host, &mut self.error))
-    }
-}
-
-/// `PyIdna` for code that runs with the interpreter's lock released (the scanner): it takes
-/// the lock back only for a host the cache does not know.
-#[derive(Default)]
-pub struct DetachedIdna {
-    error: Option<PyErr>,
-}
-
-impl DetachedIdna {
+impl PyIdna {
     /// Raise what the codec raised that was not a UnicodeError, if anything.
     pub fn raise(self) -> PyResult<()> {
         match self.error {
@@ -77,10 +40,23 @@ impl DetachedIdna {
     }
 }
 
-impl urls::Idna for DetachedIdna {
+impl urls::Idna for PyIdna {
     fn to_ascii(&mut self, host: &str) -> Option<String> {
         cached(host).unwrap_or_else(|| Python::attach(|py| ask(py, host, &mut self.error)))
     }
+}
+
+fn convert(py: Python<'_>, host: &str) -> PyResult<String> {
+    let lowered = PyString::new(py, host).call_method0("lower")?;
+    let ascii: bool = lowered.call_method0("isascii")?.extract()?;
+    if ascii {
+        return lowered.extract();
+    }
+    lowered
+        .call_method1("encode", ("idna",))?
+        .call_method1("decode", ("ascii",))?
+        .call_method0("lower")?
+        .extract()
 }
 
 /// The cache's answer for `host`, when it has one.
@@ -91,7 +67,7 @@ fn cached(host: &str) -> Option<Option<String>> {
 /// Ask the interpreter, and remember its answer; an error that is no answer about the host
 /// goes to `error` (the first one is kept) and is not remembered.
 fn ask(py: Python<'_>, host: &str, error: &mut Option<PyErr>) -> Option<String> {
-    let converted = match PyIdna::new(py).convert(host) {
+    let converted = match convert(py, host) {
         Ok(ascii) => Some(ascii),
         Err(err) if err.is_instance_of::<PyUnicodeError>(py) => None,
         Err(err) => {
@@ -144,7 +120,7 @@ fn resolve_url<'py>(
 ) -> PyResult<Option<Bound<'py, PyString>>> {
     super::guard("resolve_url", || {
         let py = raw.py();
-        let mut idna = PyIdna::new(py);
+        let mut idna = PyIdna::default();
         let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
             if urls::is_clean(text) {
                 return Ok(Some(raw.clone())); // nothing to strip or resolve: the value itself
@@ -169,7 +145,7 @@ fn resolve_url<'py>(
 fn normalize_url<'py>(url: Bound<'py, PyString>) -> PyResult<Bound<'py, PyString>> {
     super::guard("normalize_url", || {
         let py = url.py();
-        let mut idna = PyIdna::new(py);
+        let mut idna = PyIdna::default();
         let normalized = if let Ok(text) = url.to_str() {
             match urls::normalize(text, &mut idna) {
                 Cow::Borrowed(_) => url.clone(),
@@ -195,7 +171,7 @@ fn resolve_loc<'py>(
 ) -> PyResult<Option<Bound<'py, PyString>>> {
     super::guard("resolve_loc", || {
         let py = raw.py();
-        let mut idna = PyIdna::new(py);
+        let mut idna = PyIdna::default();
         let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
             match urls::resolve_loc_cow(text, base_text, normalize, &mut idna) {
                 // Clean and nothing stripped: the value itself, no new object.

@@ -80,17 +80,31 @@ pub struct Decoded {
     pub damaged: bool,
 }
 
-/// Character data as the XML parser reports it: line ends normalized (CRLF and CR become LF),
-/// references decoded, everything else literal. With `attr`, literal whitespace becomes a space
-/// (attribute-value normalization; characters from references are kept as they are).
-pub fn decode(raw: &[u8], attr: bool) -> Decoded {
-    let plain = if attr {
+/// Whether `decode` gives `raw` back as it is when it is valid UTF-8: nothing to decode or
+/// normalize in it.
+fn is_plain(raw: &[u8], attr: bool) -> bool {
+    if attr {
         !raw.iter()
             .any(|&b| matches!(b, b'&' | b'\r' | b'\n' | b'\t'))
     } else {
         memchr::memchr2(b'&', b'\r', raw).is_none()
-    };
-    if plain {
+    }
+}
+
+/// Character data that `decode` gives back as it is, borrowed; None when it has to decode.
+pub fn plain_text(raw: &[u8]) -> Option<&str> {
+    if is_plain(raw, false) {
+        std::str::from_utf8(raw).ok()
+    } else {
+        None
+    }
+}
+
+/// Character data as the XML parser reports it: line ends normalized (CRLF and CR become LF),
+/// references decoded, everything else literal. With `attr`, literal whitespace becomes a space
+/// (attribute-value normalization; characters from references are kept as they are).
+pub fn decode(raw: &[u8], attr: bool) -> Decoded {
+    if is_plain(raw, attr) {
         return match std::str::from_utf8(raw) {
             Ok(s) => Decoded {
                 text: s.to_owned(),

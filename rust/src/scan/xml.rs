@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use memchr::{memchr, memchr2};
 
 use super::rfc822::normalize_rfc822;
-use super::values::{self, cut_chars, decode, py_strip};
+use super::values::{self, cut_chars, decode, plain_text, py_strip};
 use super::{Kind, Out};
 use crate::entry::{Alternate, Entry, Image, News, Video};
 use crate::urls::{self, Idna};
@@ -1564,15 +1564,6 @@ impl Xml {
 
 /// Where `--` not followed by `>` ends in `s`, a stretch of a comment's text that follows
 /// `carried` dashes (the end of the stretch before); the position of the byte after the dashes.
-/// Text that `decode` would give back as it is (no reference, no carriage return, valid
-/// UTF-8), borrowed.
-fn plain_text(raw: &[u8]) -> Option<&str> {
-    if memchr::memchr2(b'&', b'\r', raw).is_some() {
-        return None;
-    }
-    std::str::from_utf8(raw).ok()
-}
-
 fn double_dash(s: &[u8], carried: u8) -> Option<usize> {
     match carried {
         2.. if s.first().is_some_and(|&b| b != b'>') => return Some(0),
