@@ -244,7 +244,7 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
         "test_the_readme_example_matches_the_demo_site",
     ),
     "test_report.py": (
-        "test_a_full_depth_2_table_counts_like_one_head_at_a_time",
+        "test_a_full_depth_2_table_counts_like_one_url_at_a_time",
         "test_every_table_is_capped_and_counts_still_add_up",
         "test_page_size_is_bounded_by_the_caps_not_the_urls",
         "test_report_from_saved_inventories_matches_the_walk",

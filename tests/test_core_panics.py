@@ -15,9 +15,20 @@ import pytest
 import sitescout
 import sitescout._parse
 from sitescout import _core
-from sitescout._core import Batch, CoreError, Inflater, LlmsIndex, Scanner, SeenSet, UrlFilter
+from sitescout._core import (
+    Batch,
+    CoreError,
+    Inflater,
+    LlmsIndex,
+    Scanner,
+    SeenSet,
+    UrlFilter,
+    UrlRules,
+)
 
 from .server import Site, urlset
+
+RULES = UrlRules(["/test"], [], "(-2)(?:/|$)", ["login"])
 
 
 def batch() -> Batch:
@@ -46,6 +57,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "Batch.to_csv": lambda: batch().to_csv(),
     "Batch.to_txt": lambda: batch().to_txt(),
     "Batch.report_counts": lambda: batch().report_counts(),
+    "Batch.report_urls": lambda: batch().report_urls(RULES),
     "Batch.arrow_columns": lambda: batch().arrow_columns(),
     "Batch.path_groups": lambda: batch().path_groups(1, 10),
     "Batch.entries": lambda: batch().entries(),
@@ -86,6 +98,8 @@ CALLS: dict[str, Callable[[], Any]] = {
     "under_prefix": lambda: _core.under_prefix("https://x.com/a", "/a"),
     "group_key": lambda: _core.group_key("https://x.com/a"),
     "url_hashes": lambda: _core.url_hashes(["https://x.com/a"], b"k" * 16),
+    "report_urls": lambda: _core.report_urls(["https://x.com/a"], RULES),
+    "UrlRules.new": lambda: UrlRules(["/test"], [], None, ["login"]),
     "is_clean": lambda: _core.is_clean("https://x.com/"),
     "resolve_url": lambda: _core.resolve_url("/a", "https://x.com/"),
     "normalize_url": lambda: _core.normalize_url("HTTPS://x.com/a"),
@@ -114,7 +128,7 @@ def test_every_entry_point_is_armed_above() -> None:
         for value in vars(_core).values()
         if isinstance(value, type) and not issubclass(value, BaseException)
     ]
-    assert {Batch, Inflater, SeenSet, LlmsIndex, Scanner, UrlFilter} <= set(classes)
+    assert {Batch, Inflater, SeenSet, LlmsIndex, Scanner, UrlFilter, UrlRules} <= set(classes)
     public = {
         f"{cls.__name__}.{name}"
         for cls in classes

@@ -147,12 +147,26 @@ def test_walk_batches_group_like_group_key_whatever_their_origins() -> None:
         assert_subgroups(builder, urls)
 
 
+def per_url(builder: ReportBuilder, urls: list[str]) -> None:
+    """One batch of URLs counted a URL at a time by the rules themselves: `group_key` of each,
+    the junk filter on the whole batch, `classify` of each. The reference the core's candidates
+    (`report_urls`) are held to."""
+    for url in urls:
+        k1 = group_key(url, 1)
+        if k1 is None or k1 == ROOT:
+            builder._count(k1, None, 1)
+        else:
+            builder._count(k1, group_key(url, 2) or k1, 1)
+    builder._find_junk(urls)
+    builder._find_auth(urls)
+
+
 def per_row(builder: ReportBuilder, entries: list[Entry]) -> None:
     """One batch of entries counted a row at a time, as the report did before the core counted
     batches: the reference `add_batch` is held to."""
     builder.declared_alternates = True
     alternates = [e for e in entries if e.alternate_of is not None]
-    builder._add_urls([e.url for e in entries], normalized=True)
+    per_url(builder, [e.url for e in entries])
     builder.urls += len(entries) - len(alternates)
     builder.alternates += len(alternates)
     builder._add_lastmods([e.lastmod for e in entries])
@@ -221,38 +235,31 @@ def test_a_native_batch_aggregates_as_its_entries_do(seed: int) -> None:
         assert getattr(by_batch, name) == getattr(by_entries, name), name
 
 
-def test_a_full_depth_2_table_counts_like_one_head_at_a_time(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Once MAX_SUBGROUPS groups are held, batches are counted per first segment: the result
-    must equal counting every head one at a time (held groups grow, new ones go to `other`)."""
+def test_a_full_depth_2_table_counts_like_one_url_at_a_time() -> None:
+    """Once MAX_SUBGROUPS groups are held, held groups still grow and new ones go to their
+    parent's `other`: as counting every URL one at a time."""
     rng = random.Random(21)
     origins = ["https://ex.com", "https://ex.com:8443", "http://other.org"]
     tails = ["", "/", "?q=1", "/a", "/a/", "/a/b", "/a/b/c?x=/y", "/A/%2Fb", "/a#/z", "/ä/ö"]
     doubled = ["//a/b", "/a//b", "//s1/sub3"]
-    fill = [Entry(f"https://ex.com/s{i % 50}/sub{i // 50}") for i in range(MAX_SUBGROUPS + 5)]
-    later = []
-    for n in range(30):
-        odd = tails + doubled if n % 5 == 0 else tails  # a doubled slash: counted head by head
-        later.append(
-            [
-                Entry(normalize_url(rng.choice(origins) + rng.choice(odd)))
-                if rng.random() < 0.2
-                else Entry(f"https://ex.com/s{rng.randrange(3)}/sub{rng.randrange(600)}")
-                for _ in range(400)
-            ]
-        )
+    fill = [f"https://ex.com/s{i % 50}/sub{i // 50}" for i in range(MAX_SUBGROUPS + 5)]
+    later = [
+        [
+            normalize_url(rng.choice(origins) + rng.choice(tails + doubled))
+            if rng.random() < 0.2
+            else f"https://ex.com/s{rng.randrange(3)}/sub{rng.randrange(600)}"
+            for _ in range(400)
+        ]
+        for _ in range(30)
+    ]
     fast = ReportBuilder(site="https://ex.com/")
     slow = ReportBuilder(site="https://ex.com/")
-    monkeypatch.setattr(
-        slow, "_count_heads_full", lambda origin, text, heads: slow._count_heads(origin, heads)
-    )
-    for builder in (fast, slow):
-        for start in range(0, len(fill), 1000):
-            builder.add_entries(fill[start : start + 1000])
-        for batch in later:
-            builder.add_entries(batch)
-    assert fast._held_heads is not None  # the full-table path ran
+    for start in range(0, len(fill), 1000):
+        fast.add_entries([Entry(u) for u in fill[start : start + 1000]])
+        per_url(slow, fill[start : start + 1000])
+    for batch in later:
+        fast.add_entries([Entry(u) for u in batch])
+        per_url(slow, batch)
     assert any(s.other for s in fast.subgroups.values())
     assert fast.groups == slow.groups and fast.group_other == slow.group_other
     assert {k: (dict(s.children), s.other) for k, s in fast.subgroups.items()} == {

@@ -31,21 +31,27 @@ pub fn group_key_into(url: &[u8], depth: usize, key: &mut Vec<u8>) -> bool {
         if !host_and_port_ok(netloc) {
             return false;
         }
-        for segment in path
-            .split(|&c| c == b'/')
-            .filter(|s| !s.is_empty())
-            .take(depth)
-        {
-            key.push(b'/');
-            key.extend_from_slice(segment);
-        }
-        if key.is_empty() {
-            key.push(b'/');
-        } else {
-            key.extend_from_slice(b"/*");
-        }
+        path_key_into(path, depth, key);
         true
     })
+}
+
+/// The group of a URL whose path (as urlsplit reads it) is `path`, into `key` (cleared first).
+pub fn path_key_into(path: &[u8], depth: usize, key: &mut Vec<u8>) {
+    key.clear();
+    for segment in path
+        .split(|&c| c == b'/')
+        .filter(|s| !s.is_empty())
+        .take(depth)
+    {
+        key.push(b'/');
+        key.extend_from_slice(segment);
+    }
+    if key.is_empty() {
+        key.push(b'/');
+    } else {
+        key.extend_from_slice(b"/*");
+    }
 }
 
 /// The group of `url`: `/seg/*`, `/`, or None.
@@ -57,7 +63,7 @@ pub fn group_key(url: &[u8], depth: usize) -> Option<Vec<u8>> {
 /// What urlsplit's `hostname` and `port` ask of the netloc: a non-empty host (after the last
 /// `@`; inside the brackets when there are some), and a port, if any, of ASCII digits up to
 /// 65535.
-fn host_and_port_ok(netloc: &[u8]) -> bool {
+pub(crate) fn host_and_port_ok(netloc: &[u8]) -> bool {
     let hostinfo = match memchr::memrchr(b'@', netloc) {
         Some(at) => &netloc[at + 1..],
         None => netloc,

@@ -2,13 +2,23 @@
 //! then takes one step per distinct value of a batch instead of one per row. Each count lists
 //! its values in the order they first appear, so caps fill as they did row by row; the rules
 //! that read the values (months, locales, caps) stay in the report.
+//!
+//! `report_urls` does the same for the URLs themselves: their path groups (depth 2, from which
+//! depth 1 follows), and the few URLs the junk and sign-in rules must judge. Those rules stay in
+//! Python (`_junk.junk_filter`, `_urls.classify`); what they match is handed over as data
+//! (`UrlRules`), and this module only picks candidates: every URL a rule could match, and for a
+//! `-2` copy the URLs it could be a copy of. Picking more than needed costs time, never a
+//! different answer; picking fewer would be a bug, which the tests look for.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
+use regex::Regex;
+
 use crate::batch::Rows;
-use crate::groups::group_key;
+use crate::groups::{group_key, group_key_into, host_and_port_ok, path_key_into};
+use crate::urls::{is_clean_bytes, py_strip_bytes};
 
 /// Counts of values in the order they first appear.
 #[derive(Debug)]
@@ -28,6 +38,13 @@ impl<K> Default for Tally<K> {
 
 impl<K: Hash + Eq + Clone> Tally<K> {
     pub fn add(&mut self, key: K) {
+        // Neighbouring rows mostly share a value (one sitemap, one day): no hash for those.
+        if let Some(last) = self.counts.last_mut() {
+            if last.0 == key {
+                last.1 += 1;
+                return;
+            }
+        }
         match self.index.get(&key) {
             Some(&at) => self.counts[at].1 += 1,
             None => {
@@ -88,6 +105,276 @@ pub fn report_counts(rows: &Rows) -> ReportCounts<'_> {
     counts
 }
 
+/// What the report's junk and sign-in rules look for, as the report words them: literal words
+/// and regexes found anywhere in a lowercased path.
+#[derive(Debug)]
+pub struct UrlRules {
+    /// Any junk word; any junk shape. Apart: an alternation of literals is searched for all at
+    /// once, and a shape among them would make the whole a slower regex.
+    junk_words: Option<Regex>,
+    junk_shapes: Option<Regex>,
+    /// A copy suffix (`-2`) as group 1: the URL without it is what it would be a copy of.
+    copy: Option<Regex>,
+    /// Any sign-in word.
+    auth: Option<Regex>,
+}
+
+impl UrlRules {
+    /// The rules from the report's words and regexes (Python syntax that the `regex` crate reads
+    /// alike: classes, counted repeats, `(?:...)`, `$`); an error names a pattern it cannot read.
+    pub fn new(
+        junk_words: &[String],
+        junk_patterns: &[String],
+        copy_pattern: Option<&str>,
+        auth_words: &[String],
+    ) -> Result<UrlRules, regex::Error> {
+        let either = |items: Vec<String>| -> Result<Option<Regex>, regex::Error> {
+            if items.is_empty() {
+                return Ok(None);
+            }
+            let alternation = items
+                .iter()
+                .map(|item| format!("(?:{item})"))
+                .collect::<Vec<_>>()
+                .join("|");
+            Regex::new(&alternation).map(Some)
+        };
+        let words = |words: &[String]| words.iter().map(|w| regex::escape(w)).collect::<Vec<_>>();
+        Ok(UrlRules {
+            junk_words: either(words(junk_words))?,
+            junk_shapes: either(junk_patterns.to_vec())?,
+            copy: copy_pattern.map(Regex::new).transpose()?,
+            auth: either(words(auth_words))?,
+        })
+    }
+}
+
+impl UrlRules {
+    /// Whether a junk row could match a (lowercased) path.
+    fn is_junk(&self, path: &str) -> bool {
+        matches(&self.junk_words, path)
+            || matches(&self.copy, path)
+            || matches(&self.junk_shapes, path)
+    }
+}
+
+/// A batch's URLs as the report reads them.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct UrlCounts {
+    /// Per path group at depth 2 (`group_key(url, 2)`; None: in no group), in the order the
+    /// groups first appear, its URL count.
+    pub places: Vec<(Option<Vec<u8>>, usize)>,
+    /// The rows the junk rules must judge, in order: every URL a row could match, and every URL a
+    /// `-2` copy among them could be a copy of.
+    pub junk: Vec<usize>,
+    /// The rows the sign-in rule must judge, in order.
+    pub auth: Vec<usize>,
+}
+
+/// The path of `url` as RFC 3986's appendix-B split cuts it (Python's `_urls._parts`, which
+/// `url_path` and `classify` read): after `scheme:` and `//authority` when there are, up to the
+/// query or fragment.
+fn path_of(url: &[u8]) -> &[u8] {
+    let mut rest = url;
+    if let Some(at) = rest.iter().position(|c| b":/?#".contains(c)) {
+        if rest[at] == b':' && at > 0 {
+            rest = &rest[at + 1..];
+        }
+    }
+    if let Some(after) = rest.strip_prefix(b"//") {
+        let end = after
+            .iter()
+            .position(|c| b"/?#".contains(c))
+            .unwrap_or(after.len());
+        rest = &after[end..];
+    }
+    let end = rest
+        .iter()
+        .position(|c| b"?#".contains(c))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// `text` lowercased as Python's `str.lower` does, into `buf`; None for text the rules are not
+/// run on here (not UTF-8, or holding control characters a reader may drop): such a URL is
+/// always a candidate.
+fn lowered<'b>(text: &[u8], buf: &'b mut String) -> Option<&'b str> {
+    if text.iter().any(|&c| c < 0x20 || c == 0x7f) {
+        return None;
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    buf.clear();
+    if text.is_ascii() {
+        buf.push_str(text);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.push_str(&text.to_lowercase());
+    }
+    Some(buf)
+}
+
+/// A path as `_junk._path_key` compares paths: without trailing slashes, `/` when nothing is
+/// left.
+fn path_key(path: &str) -> &str {
+    let path = path.trim_end_matches('/');
+    if path.is_empty() {
+        "/"
+    } else {
+        path
+    }
+}
+
+/// A URL as a walk yields them: printable ASCII, `http://` or `https://`, no bracket in its
+/// authority. `str.strip` leaves such a URL as it is, and urlsplit and `_urls._parts` cut it
+/// alike: its `(netloc, path)`.
+fn plain_parts(url: &[u8]) -> Option<(&[u8], &[u8])> {
+    let rest = url
+        .strip_prefix(b"https://")
+        .or_else(|| url.strip_prefix(b"http://"))?;
+    if !url.iter().all(|&c| (0x21..0x7f).contains(&c)) {
+        return None;
+    }
+    let end = rest
+        .iter()
+        .position(|c| b"/?#".contains(c))
+        .unwrap_or(rest.len());
+    let (netloc, rest) = rest.split_at(end);
+    if netloc.iter().any(|&c| c == b'[' || c == b']') {
+        return None;
+    }
+    let end = rest
+        .iter()
+        .position(|c| b"?#".contains(c))
+        .unwrap_or(rest.len());
+    Some((netloc, &rest[..end]))
+}
+
+/// Whether `classify` could find `url` to be a sign-in page. It reads the path of the stripped
+/// URL, resolved against the site and normalized unless it is clean. Normalizing an absolute
+/// http(s) URL can decode escapes (`%6Cogin`) and read a backslash as a slash, but never joins
+/// two pieces of a path into a word; a relative URL takes the site's path, which is not known
+/// here: it is judged.
+fn might_sign_in(url: &[u8], rules: &UrlRules, buf: &mut String) -> bool {
+    let stripped = py_strip_bytes(url);
+    let path = path_of(stripped);
+    if !is_clean_bytes(stripped) {
+        let absolute = [&b"http://"[..], b"https://"].iter().any(|scheme| {
+            stripped.len() >= scheme.len() && stripped[..scheme.len()].eq_ignore_ascii_case(scheme)
+        });
+        if !absolute || path.contains(&b'%') || stripped.contains(&b'\\') {
+            return true;
+        }
+    }
+    match lowered(path, buf) {
+        None => true,
+        Some(text) => matches(&rules.auth, text),
+    }
+}
+
+fn matches(rule: &Option<Regex>, text: &str) -> bool {
+    rule.as_ref().is_some_and(|r| r.is_match(text))
+}
+
+/// The path groups of `urls` and the candidates of the junk and sign-in rules among them
+/// (WTF-8: a Python str with lone surrogates crosses as its `surrogatepass` bytes).
+pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
+    let mut counts = UrlCounts::default();
+    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut other: Option<usize> = None;
+    let mut previous = usize::MAX;
+    let mut key = Vec::new();
+    let mut buf = String::new();
+    let mut originals: HashSet<String> = HashSet::new();
+    let mut whole = false; // a candidate the copy rule cannot read: judge every row
+    let mut junk = vec![false; urls.len()];
+    for (row, url) in urls.iter().enumerate() {
+        let plain = plain_parts(url);
+        let grouped = match plain {
+            Some((netloc, path)) => {
+                host_and_port_ok(netloc) && {
+                    path_key_into(path, 2, &mut key);
+                    true
+                }
+            }
+            None => group_key_into(url, 2, &mut key),
+        };
+        let at = if grouped {
+            // Neighbouring URLs mostly share a group: no hash for those.
+            let same = counts
+                .places
+                .get(previous)
+                .filter(|(k, _)| k.as_deref() == Some(&key[..]));
+            match same
+                .map(|_| previous)
+                .or_else(|| index.get(&key[..]).copied())
+            {
+                Some(at) => at,
+                None => {
+                    index.insert(key.clone(), counts.places.len());
+                    counts.places.push((Some(key.clone()), 0));
+                    counts.places.len() - 1
+                }
+            }
+        } else {
+            *other.get_or_insert_with(|| {
+                counts.places.push((None, 0));
+                counts.places.len() - 1
+            })
+        };
+        counts.places[at].1 += 1;
+        previous = at;
+
+        // `junk_filter` reads the path of the URL as given.
+        let path = plain.map_or_else(|| path_of(url), |(_, path)| path);
+        match lowered(path, &mut buf) {
+            None => {
+                junk[row] = true;
+                whole = true;
+            }
+            Some(text) => {
+                if rules.is_junk(text) {
+                    junk[row] = true;
+                    if let Some(copy) = &rules.copy {
+                        for found in copy.captures_iter(text) {
+                            let suffix = found.get(1).map_or(0..0, |m| m.range());
+                            let original =
+                                format!("{}{}", &text[..suffix.start], &text[suffix.end..]);
+                            originals.insert(path_key(&original).to_owned());
+                        }
+                    }
+                }
+                // A plain URL is its own stripped form, and its path is the one just read.
+                if plain.is_some() && matches(&rules.auth, text) {
+                    counts.auth.push(row);
+                    continue;
+                }
+            }
+        }
+        let auth = match plain {
+            Some((_, path)) => {
+                (path.contains(&b'%') || url.contains(&b'\\')) && !is_clean_bytes(url)
+            }
+            None => might_sign_in(url, rules, &mut buf),
+        };
+        if auth {
+            counts.auth.push(row);
+        }
+    }
+    if whole {
+        junk.fill(true);
+    } else if !originals.is_empty() {
+        for (row, url) in urls.iter().enumerate() {
+            if !junk[row] {
+                if let Some(text) = lowered(path_of(url), &mut buf) {
+                    junk[row] = originals.contains(path_key(text));
+                }
+            }
+        }
+    }
+    counts.junk = (0..urls.len()).filter(|&row| junk[row]).collect();
+    counts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +393,102 @@ mod tests {
                 .collect(),
             ..Entry::default()
         }
+    }
+
+    fn rules() -> UrlRules {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        UrlRules::new(
+            &words(&["/test", "/dev"]),
+            &words(&["/[a-z]+[0-9]+(?:/|$)"]),
+            Some("(-2|-3)(?:/|$)"),
+            &words(&["login", "admin"]),
+        )
+        .unwrap()
+    }
+
+    fn scan(urls: &[&str]) -> UrlCounts {
+        let bytes: Vec<&[u8]> = urls.iter().map(|u| u.as_bytes()).collect();
+        report_urls(&bytes, &rules())
+    }
+
+    #[test]
+    fn places_are_depth_2_groups_in_first_appearance_order() {
+        let counts = scan(&[
+            "https://x.com/a/b/c",
+            "https://x.com/",
+            "mailto:x",
+            "https://x.com/a/b",
+            "https://x.com/a",
+            "ftp://x.com/a",
+        ]);
+        let places: Vec<_> = counts
+            .places
+            .iter()
+            .map(|(k, n)| {
+                (
+                    k.as_deref()
+                        .map(|k| String::from_utf8_lossy(k).into_owned()),
+                    *n,
+                )
+            })
+            .collect();
+        let some = |k: &str| Some(k.to_owned());
+        assert_eq!(
+            places,
+            [
+                (some("/a/b/*"), 2),
+                (some("/"), 1),
+                (None, 2),
+                (some("/a/*"), 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn candidates_are_read_from_the_lowercased_path_not_the_host() {
+        let counts = scan(&[
+            "https://dev.x.com/docs",    // the host is not the path
+            "https://x.com/TEST/a",      // junk, in upper case
+            "https://x.com/Admin",       // sign-in
+            "https://x.com/docs?q=/dev", // a word after the path is not in the path
+            "https://x.com/page12",      // a shape
+            "https://x.com/LOGİN",       // lowercased as Python does: no `login`
+            "HTTPS://x.com/plain",       // not clean, but its path holds no word
+            "https://x.com/%6Cogin",     // an escape normalization may decode
+            "https://x.com/a?ref=x",     // not clean, and no word
+            "/relative",                 // resolved against a path not known here
+        ]);
+        assert_eq!(counts.junk, [1, 4]);
+        assert_eq!(counts.auth, [2, 7, 9]);
+    }
+
+    #[test]
+    fn a_copy_brings_the_urls_it_could_be_a_copy_of() {
+        let counts = scan(&[
+            "https://x.com/about",
+            "https://x.com/other",
+            "https://x.com/about-2/",
+            "https://x.com/ABOUT/?x",
+            "https://x.com/about/more",
+        ]);
+        assert_eq!(counts.junk, [0, 2, 3]);
+    }
+
+    #[test]
+    fn a_url_with_control_characters_has_every_row_judged() {
+        let counts = scan(&["https://x.com/a", "https://x.com/b\tc", "https://x.com/d"]);
+        assert_eq!(counts.junk, [0, 1, 2]);
+        assert_eq!(counts.auth, [1]);
+        let counts = report_urls(&[b"https://x.com/\xff", b"https://x.com/a"], &rules());
+        assert_eq!((counts.junk, counts.auth), (vec![0, 1], vec![0]));
+    }
+
+    #[test]
+    fn rules_that_do_not_compile_are_refused() {
+        assert!(UrlRules::new(&[], &["(".to_owned()], None, &[]).is_err());
+        let none = UrlRules::new(&[], &[], None, &[]).unwrap();
+        let counts = report_urls(&[b"https://x.com/test"], &none);
+        assert!(counts.junk.is_empty() && counts.auth.is_empty());
     }
 
     #[test]

@@ -7,10 +7,10 @@ memory stays bounded however big the site is, and so does the page (30-60 kB for
 sites of `benchmarks/report.py`, under 2 MB with every cap full).
 
 The per-URL work is the budget that matters (the report must not slow the walk noticeably), so
-each batch is handled as one joined string: one regex pass reads every URL's first two path
-segments, and the junk and sign-in rules only run on the few URLs that a plain substring search
-flags as candidates. Group keys are still those of `group_key`: the regex only cuts each URL
-down to a short prefix, and `group_key` decides what that prefix means.
+the core reads each batch's URLs in one pass (`report_urls`): their path groups (`group_key` at
+depth 2, counted per batch), and the few URLs the junk and sign-in rules must judge. The rules
+stay here and in `_junk` / `_urls`; the core is handed what they look for (`_RULES`) and only
+picks candidates, so this module takes a step per distinct group and per candidate, not per URL.
 
 The junk rows that depend on other URLs (`-2` copies, numbered siblings) are judged within each
 batch (up to 1,000 URLs, usually neighbours in one sitemap): a copy whose original is listed far
@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ._core import Batch
-from ._groups import OTHER, ROOT, group_key, split_groups, subgroup_key
+from ._core import Batch, UrlRules, report_urls
+from ._groups import OTHER, group_key, split_groups
 from ._junk import junk_filter
 from ._models import Entry
 from ._rules import (
@@ -54,39 +54,15 @@ MAX_LOCALE_GROUPS = 20_000  # (group, locale) pairs
 LIST_LIMIT = 50  # URLs kept per list (junk, sign-in, malformed)
 TREEMAP_CHILDREN = 12  # depth-2 groups handed on per group (the treemap's); the rest is `other`
 
-_KEY_CACHE_MAX = 50_000
-_COPY_LOOKUPS = 8  # `-2` candidates looked up one by one in a batch; more: the whole batch
-
-# Cuts each line of a batch to `scheme://host/seg1` and the second non-empty segment.
-_PREFIX = re.compile(r"^([^/\n]*(?://)?[^/?#\n]*(?:/+[^/?#\n]+)?)(?:/+([^/?#\n]+))?", re.M)
-# With a walk's URLs, lines that start with the batch's origin lose it first: the regex then
-# scans two short path segments instead of the scheme and host as well.
-_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#\n]*")
-_PATH_PREFIX = re.compile(r"^(/+[^/?#\n]+(?:/+[^/?#\n]+)?|[^\n]*)", re.M)  # one string a line
-_TWO_SEGMENTS = re.compile(r"/+([^/?#\n]+)(?:/+([^/?#\n]+))?")
-# A line whose head (its first two segments) holds a doubled slash: `//a` or `/a//b`.
-_ODD_HEAD = re.compile(r"^/(?:[^/?#\n]+/)?/", re.M)
-_NOT_SEGMENT_LED = re.compile(r"^(?!/[^/?#\n])[^\n]*$", re.M)
-_FIRST_SEGMENT = re.compile(r"^/([^/?#\n]+)", re.M)
 _MONTH = re.compile(rf"([0-9]{{4}}-{MONTH_NUMBER})(?![0-9])")
 _FIRST_8 = operator.itemgetter(slice(0, 8))  # a month and the character after it
-# urlsplit strips and drops these, so a line holding one takes the exact, slower path.
-_UNUSUAL = re.compile(r"[\x00-\x09\x0b-\x20\x7f]")
-_AUTH_WORDS = spellings(AUTH_WORDS)  # what every sign-in path holds, for `str.find`
 
 
-def _on_lines(regex: str) -> str:
-    """A path regex read over a batch's lines, where a path ends at a query, a fragment or the
-    line's end and no longer starts the line (an origin may come first)."""
-    regex = regex.removeprefix("^").replace("[^/]", "[^/?#\n]")
-    return regex.replace("(?:/|$)", "(?:[/?#\n]|$)")
-
-
-def _junk_prefilter() -> tuple[tuple[str, ...], tuple[re.Pattern[str], ...], re.Pattern[str]]:
-    """The cheap scan for junk candidates, from the junk rows: a literal that every match of a
-    row holds (`/test`, `/staging`: `str.find` over the whole batch beats any regex scan), else
-    the row's regex over the lines; the copy rows by their suffix, which also locates copies.
-    The tests check the scan against `junk_filter` itself."""
+def _url_rules() -> UrlRules:
+    """What the core looks for in each lowercased path, from the junk rows and the sign-in words:
+    a literal that every match of a row holds (`/test`, `/staging`: found faster than any
+    regex), else the row's regex; the copy rows by their suffix, which also names the URL a copy
+    would be a copy of. The tests check the candidates against `junk_filter` and `classify`."""
     words: list[str] = []
     shapes: list[str] = []
     for row in JUNK_ROWS:
@@ -97,16 +73,15 @@ def _junk_prefilter() -> tuple[tuple[str, ...], tuple[re.Pattern[str], ...], re.
         if len(word) >= 3:  # shorter ones are on most lines
             words.append(word)
         else:
-            shapes.append(_on_lines(regex))
+            shapes.append(regex)
     words = list(dict.fromkeys(words))
-    needed = tuple(w for w in words if not any(o in w for o in words if o != w))  # `/test`
+    needed = [w for w in words if not any(o in w for o in words if o != w)]  # `/test`
     copies = "|".join(row_core(row) for row in JUNK_ROWS if row.check == "copy")
-    # One regex for the shapes: they all start with `/`, and sre factors a common prefix out.
-    patterns = (re.compile("|".join(shapes), re.M),) if shapes else ()
-    return needed, patterns, re.compile(f"({copies})(?:[/?#\n]|$)", re.M)
+    copy = f"({copies})(?:/|$)" if copies else None
+    return UrlRules(needed, shapes, copy, list(spellings(AUTH_WORDS)))
 
 
-_JUNK_WORDS, _JUNK_SHAPES, _JUNK_COPY = _junk_prefilter()
+_RULES = _url_rules()
 
 
 @dataclass(slots=True)
@@ -202,9 +177,6 @@ class ReportBuilder:
         self.auth: list[str] = []
         self.auth_count = 0
         self.auth_groups: Counter[str] = Counter()
-        self._keys: dict[str, str | None] = {}
-        # Once the depth-2 table is full: each held group by its path ("/docs/api").
-        self._held_heads: dict[str, tuple[str, str]] | None = None
 
     # -- input ------------------------------------------------------------------------------
 
@@ -218,12 +190,11 @@ class ReportBuilder:
         values, so this takes a step per distinct value, not per row."""
         if not len(batch):
             return
-        urls = batch.urls()
         lastmods, sitemaps, alternates, declaring, declared = batch.report_counts()
         self.declared_alternates = True
-        self._add_urls(urls, normalized=True)
+        self._add_places(*batch.report_urls(_RULES))
         alternate_rows = sum(n for _, n in alternates)
-        self.urls += len(urls) - alternate_rows
+        self.urls += len(batch) - alternate_rows
         self.alternates += alternate_rows
         self._add_lastmod_heads(lastmods)
         self._add_sitemap_counts(sitemaps)
@@ -252,134 +223,31 @@ class ReportBuilder:
                 self._alternate_row(hreflang, alternate_of)
         self.urls += len(urls) - alternates
         self.alternates += alternates
-        self._add_urls(list(urls))
+        self._add_urls(urls)
         self._add_lastmods(lastmods)
         self._add_sitemaps([s or "" for s in sitemaps])
 
     # -- aggregation ------------------------------------------------------------------------
 
-    def _add_urls(self, urls: list[str], *, normalized: bool = False) -> None:
+    def _add_urls(self, urls: Sequence[str]) -> None:
         """Path groups, junk and sign-in URLs of page URLs and alternates alike (as `groups`)."""
-        if not urls:
-            return
-        text = "\n".join(urls)
-        origin = ""
-        if text.count("\n") != len(urls) - 1:  # a line break inside a URL (an inventory's)
-            self._add_urls_exact(urls)
-            text = "\n".join(u.replace("\n", " ").replace("\r", " ") for u in urls)
-        # A walk's URLs are normalized: no whitespace or control characters to look for.
-        elif not normalized and _UNUSUAL.search(text):
-            self._add_urls_exact(urls)
-        elif normalized and (match := _ORIGIN.match(urls[0])) is not None:
-            origin = match.group()
-            text = f"\n{text}".replace(f"\n{origin}", "\n")[1:]
-            self._count_paths(origin, text)
-        else:
-            self._count_prefixes(Counter(_PREFIX.findall(text)))
-        # From here on `text` is the batch with its common origin cut off each line (if any).
-        lowered = _lowered(text)
-        junk = _spans(lowered, _JUNK_WORDS, (*_JUNK_SHAPES, _JUNK_COPY))
+        if urls:
+            self._add_places(*report_urls(list(urls), _RULES))
+
+    def _add_places(
+        self,
+        places: list[tuple[str | None, str | None, int]],
+        junk: list[str],
+        auth: list[str],
+    ) -> None:
+        """What the core read of a batch's URLs (`report_urls`): counts per path group, and the
+        candidates of the junk and sign-in rules, which are judged here."""
+        for group, subgroup, n in places:
+            self._count(group, subgroup, n)
         if junk:
-            self._find_junk(origin, text, lowered, junk)
-        auth = _spans(lowered, _AUTH_WORDS, ())
+            self._find_junk(junk)
         if auth:
-            self._find_auth([_whole(origin, text[a:b]) for a, b in sorted(auth)])
-
-    def _add_urls_exact(self, urls: list[str]) -> None:
-        counts: Counter[tuple[str, str]] = Counter()
-        for url in urls:
-            k1 = group_key(url, 1)
-            if k1 is None or k1 == ROOT:
-                self._count(k1, None, 1)
-                continue
-            k2 = group_key(url, 2) or k1
-            counts[(k1, k2)] += 1
-        for (k1, k2), n in counts.items():
-            self._count(k1, k2, n)
-
-    def _count_paths(self, origin: str, stripped: str) -> None:
-        """`_count_prefixes` for lines that lost their common `origin` where they had it."""
-        heads = Counter(_PATH_PREFIX.findall(stripped))
-        if self._subgroup_count < MAX_SUBGROUPS or _ODD_HEAD.search(stripped):
-            self._count_heads(origin, heads)
-        else:
-            self._count_heads_full(origin, stripped, heads)
-
-    def _count_heads(self, origin: str, heads: Counter[str]) -> None:
-        for head, n in heads.items():
-            segments = _TWO_SEGMENTS.fullmatch(head)
-            if segments is not None:
-                k1 = self._key(f"{origin}/{segments.group(1)}")
-                second = segments.group(2)
-                if k1 is None or k1 == ROOT:
-                    self._count(k1, None, n)
-                else:
-                    self._count(k1, subgroup_key(k1, second) if second else k1, n)
-                continue
-            # The origin alone or with a query, or a URL of another origin: the general path.
-            match = _PREFIX.match(_whole(origin, head))
-            assert match is not None  # the pattern matches any line, if only emptily
-            self._count_prefixes(Counter({(match.group(1), match.group(2) or ""): n}))
-
-    def _count_heads_full(self, origin: str, stripped: str, heads: Counter[str]) -> None:
-        """`_count_heads` once the depth-2 table is full, in time per distinct first segment
-        rather than per distinct head: a site of a million unique slugs has a million heads.
-
-        No depth-2 group can be added any more, so a head either names one already held (found
-        by its path, as no head of this batch has a doubled slash) or goes to its parent's
-        `other`; parents are counted from the first segments alone."""
-        held = self._held_heads
-        if held is None:
-            held = self._held_heads = {
-                child[:-2]: (k1, child)
-                for k1, sub in self.subgroups.items()
-                for child in sub.children
-            }
-        placed: Counter[str] = Counter()
-        for head in heads.keys() & held.keys():
-            parent, child = held[head]
-            n = heads[head]
-            self.subgroups[parent].children[child] += n
-            placed[parent] += n
-        others = _NOT_SEGMENT_LED.findall(stripped)  # their heads are the whole lines
-        if others:
-            self._count_heads(origin, Counter(others))
-        for segment, n in Counter(_FIRST_SEGMENT.findall(stripped)).items():
-            group = self._key(f"{origin}/{segment}")
-            if group is None or (group not in self.groups and len(self.groups) >= MAX_GROUPS):
-                self.group_other += n
-                continue
-            self.groups[group] += n
-            rest = n - placed[group]
-            if rest:
-                sub = self.subgroups.get(group)
-                if sub is None:
-                    sub = self.subgroups[group] = _Sub()
-                sub.other += rest
-
-    def _count_prefixes(self, prefixes: Counter[tuple[str, str]]) -> None:
-        for (prefix, second), n in prefixes.items():
-            k1 = self._key(prefix)
-            if k1 is None or k1 == ROOT:
-                self._count(k1, None, n)
-            else:
-                self._count(k1, subgroup_key(k1, second) if second else k1, n)
-
-    def _key(self, prefix: str) -> str | None:
-        """`group_key(prefix, 1)`, cached: a site has few first segments and many URLs."""
-        try:
-            return self._keys[prefix]
-        except KeyError:
-            if len(self._keys) >= _KEY_CACHE_MAX:
-                self._keys.clear()
-            key = self._keys[prefix] = group_key(prefix, 1)
-            return key
-
-    def _group_of(self, url: str) -> str:
-        match = _PREFIX.match(url)
-        if match is None or "\n" in url or _UNUSUAL.search(match.group(1)):
-            return group_key(url, 1) or OTHER
-        return self._key(match.group(1)) or OTHER
+            self._find_auth(auth)
 
     def _count(self, k1: str | None, k2: str | None, n: int) -> None:
         if k1 is None or (k1 not in self.groups and len(self.groups) >= MAX_GROUPS):
@@ -433,7 +301,7 @@ class ReportBuilder:
         locale = _locale(hreflang)
         _bump(self.locale_rows, locale, MAX_LOCALES)
         if not self.declared_alternates:
-            group = self._group_of(alternate_of or "")
+            group = group_key(alternate_of or "", 1) or OTHER
             _bump(self.group_hreflang, group, MAX_GROUPS)
             self._group_locale(group, locale)
 
@@ -442,9 +310,10 @@ class ReportBuilder:
         if pair in self.group_locales or len(self.group_locales) < MAX_LOCALE_GROUPS:
             self.group_locales[pair] += n
 
-    def _find_junk(self, origin: str, text: str, lowered: str, spans: set[tuple[int, int]]) -> None:
-        """Run the junk rows on the candidate lines of a batch (and their context)."""
-        for url, pattern in junk_filter(_junk_context(origin, text, lowered, spans)).junk:
+    def _find_junk(self, candidates: list[str]) -> None:
+        """Run the junk rows on a batch's candidates (with the URLs a copy among them could be
+        a copy of: the copy rows compare URLs with each other)."""
+        for url, pattern in junk_filter(candidates).junk:
             self.junk_count += 1
             self.junk_patterns[pattern] += 1
             if len(self.junk) < LIST_LIMIT:
@@ -455,7 +324,7 @@ class ReportBuilder:
             if classify(url, self.site or url).reason != "requires-auth":
                 continue
             self.auth_count += 1
-            _bump(self.auth_groups, self._group_of(url), MAX_GROUPS)
+            _bump(self.auth_groups, group_key(url, 1) or OTHER, MAX_GROUPS)
             if len(self.auth) < LIST_LIMIT:
                 self.auth.append(url)
 
@@ -492,18 +361,6 @@ def _locale(hreflang: str | None) -> str:
     return (hreflang or "").strip().lower() or "(none)"
 
 
-def _lowered(text: str) -> str:
-    """`text.lower()`, save the lines where case folding moves characters (spans would not
-    match `text` any more): those are kept as they are."""
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return "\n".join(
-        low if len(low) == len(line) else line
-        for line, low in ((line, line.lower()) for line in text.split("\n"))
-    )
-
-
 def _months(heads: Iterable[tuple[str, int]]) -> tuple[Counter[str], int]:
     """The lastmods per month from their counted first 8 characters, and how many are set but
     not a date."""
@@ -516,79 +373,3 @@ def _months(heads: Iterable[tuple[str, int]]) -> tuple[Counter[str], int]:
         elif head:
             bad += n
     return months, bad
-
-
-def _junk_context(origin: str, text: str, lowered: str, spans: set[tuple[int, int]]) -> list[str]:
-    """The URLs the junk rows judge in a batch: the candidate lines (`spans`), plus the lines a
-    `-2` copy among them would be a copy of (the copy rows compare URLs with each other)."""
-    originals = [  # what each `-2` copy would be a copy of: the line without its suffix
-        line[: m.start(1)] + line[m.end(1) :]
-        for line in (lowered[a:b] for a, b in spans)
-        for m in _JUNK_COPY.finditer(line)
-    ]
-    if len(originals) > _COPY_LOOKUPS:  # each lookup scans the batch: judge it whole instead
-        return [_whole(origin, line) for line in text.split("\n")]
-    context = set(spans)
-    padded = "\n" + lowered
-    for original in originals:
-        context.update(_same_path_lines(padded, original))
-    return [_whole(origin, text[a:b]) for a, b in sorted(context)]
-
-
-def _whole(origin: str, line: str) -> str:
-    """The URL of a line that may have lost the batch's common origin."""
-    return line if not origin or _ORIGIN.match(line) else origin + line
-
-
-def _same_path_lines(padded: str, url: str) -> list[tuple[int, int]]:
-    """Spans (in the batch without the leading newline of `padded`) of the lines whose URL has
-    `url`'s path (query, fragment and a trailing slash aside), as the junk copy rule compares
-    them."""
-    cut = len(url)
-    scheme = url.find("://")
-    for sep in "?#":
-        at = url.find(sep, scheme + 3 if scheme >= 0 else 0)
-        if at >= 0:
-            cut = min(cut, at)
-    stem = url[:cut].rstrip("/")
-    spans: list[tuple[int, int]] = []
-    needle = "\n" + stem
-    pos = padded.find(needle)
-    while pos >= 0:
-        end = pos + len(needle)
-        rest = padded[end : end + 2]
-        if rest[:1] in ("", "\n", "?", "#") or (
-            rest[:1] == "/" and rest[1:2] in ("", "\n", "?", "#")
-        ):
-            line_end = padded.find("\n", end)
-            spans.append((pos, (len(padded) if line_end < 0 else line_end) - 1))
-        pos = padded.find(needle, end)
-    return spans
-
-
-def _spans(
-    lowered: str, words: Sequence[str], patterns: Sequence[re.Pattern[str]]
-) -> set[tuple[int, int]]:
-    """(start, end) of every line of `lowered` that holds one of `words` or `patterns`.
-
-    Substring search runs in C at memory speed and most batches hold none of the words, so
-    the Python loop only ever runs per occurrence, never per URL."""
-    found: set[tuple[int, int]] = set()
-
-    def line_at(pos: int) -> tuple[int, int]:
-        end = lowered.find("\n", pos)
-        return lowered.rfind("\n", 0, pos) + 1, len(lowered) if end < 0 else end
-
-    for word in words:
-        pos = lowered.find(word)
-        while pos >= 0:
-            span = line_at(pos)
-            found.add(span)
-            pos = lowered.find(word, span[1])
-    for pattern in patterns:
-        match = pattern.search(lowered)
-        while match is not None:
-            span = line_at(match.start())
-            found.add(span)
-            match = pattern.search(lowered, span[1])
-    return found

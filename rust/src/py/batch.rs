@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
+use super::report::{answer as report_answer, ReportUrls, UrlRules};
 use super::scope::PyLower;
 use super::seen::SeenSet;
 use super::urls::wtf8;
@@ -286,6 +287,17 @@ impl Batch {
                 declared,
             )
                 .into_pyobject(py)
+        })
+    }
+
+    /// The rows' URLs as the site report reads them (`report_urls`): `(places, junk, auth)`.
+    fn report_urls<'py>(&self, py: Python<'py>, rules: &UrlRules) -> PyResult<ReportUrls<'py>> {
+        super::guard("Batch.report_urls", || {
+            let rows = &self.rows.0;
+            let urls: Vec<&[u8]> = rows.iter().map(|r| r.entry.url.as_bytes()).collect();
+            report_answer(py, &urls, rules, |row| {
+                Ok(PyString::new(py, &rows[row].entry.url))
+            })
         })
     }
 

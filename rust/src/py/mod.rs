@@ -14,6 +14,7 @@ pub mod batch;
 mod filter;
 mod groups;
 mod inflate;
+mod report;
 mod scan;
 mod scope;
 pub mod seen;
@@ -107,6 +108,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     filter::register(m)?;
     groups::register(m)?;
     inflate::register(m)?;
+    report::register(m)?;
     scan::register(m)?;
     scope::register(m)?;
     seen::register(m)?;
