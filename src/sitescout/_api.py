@@ -10,7 +10,7 @@ import asyncio
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._discover import (
     SNIFF,
@@ -23,9 +23,7 @@ from ._discover import (
     probe,
 )
 from ._errors import NothingFoundError, refuse_running_loop
-from ._extract import ExtractOptions, Plan, RunResult, plan_extract, run_extract
 from ._http import AddressGuard, FetchConfig, Fetcher
-from ._select import LargeRun, Question, questions
 from ._walk import (
     SyncEntries,
     Walk,
@@ -37,9 +35,13 @@ from ._walk import (
     walk_options,
 )
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    # The extraction's modules (selection, page records, project files) load with the first
+    # extraction: a walk, which is most runs of the CLI, does not pay their import.
+    from ._extract import ExtractOptions, Plan, RunResult
+    from ._select import Question
 
-_EXTRACT_FIELDS = frozenset(ExtractOptions.__dataclass_fields__) - {"out"}
+log = logging.getLogger(__name__)
 
 
 def _check_url(url: object) -> str:
@@ -106,9 +108,12 @@ def discover_sitemaps(
 
 def extract_options(out: str | Path | None, kwargs: dict[str, Any]) -> ExtractOptions:
     """`ExtractOptions` from keywords; an unknown name is refused with a guess at the right one."""
+    from ._extract import ExtractOptions
+
+    fields = frozenset(ExtractOptions.__dataclass_fields__) - {"out"}
     for name in kwargs:
-        if name not in _EXTRACT_FIELDS:
-            raise unknown_option(name, _EXTRACT_FIELDS)
+        if name not in fields:
+            raise unknown_option(name, fields)
     return ExtractOptions(out=None if out is None else Path(out), **kwargs)
 
 
@@ -123,6 +128,8 @@ async def extract_async(url: str, out: str | Path | None = None, **options: Any)
     be used (`ProjectError`), `NothingFoundError` when the walk found no page; what a site does
     to single pages is recorded in the result and the crawl log, not raised.
     """
+    from ._extract import plan_extract, run_extract
+
     url = _check_url(url)
     opts = extract_options(out, options)
     plan = await plan_extract(url, opts)
@@ -152,6 +159,8 @@ def _log_plan(plan: Plan) -> None:
 
 def _described(question: Question) -> str:
     """A question the CLI would ask, as one log line (the CLI words its own)."""
+    from ._select import LargeRun
+
     if isinstance(question, LargeRun):
         return f"the selection has {question.pages} pages, more than {question.limit}"
     return f"only {len(question.templates)} distinct page templates are discoverable"
@@ -160,6 +169,8 @@ def _described(question: Question) -> str:
 def _unasked_choice(plan: Plan, options: ExtractOptions) -> str | None:
     """What the crawl log records as the user's answer: the CLI's non-interactive one, where
     the CLI would have asked, None where it would not have."""
+    from ._select import questions
+
     asked = [_described(question) for question in questions(plan.selection)]
     if options.refresh_all and plan.project.runs:
         asked.append(f"re-extracting all {len(plan.to_fetch)} pages")

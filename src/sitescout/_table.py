@@ -26,7 +26,7 @@ from typing import Any
 from ._core import Batch
 from ._errors import refuse_running_loop
 from ._extras import require_pandas, require_pyarrow
-from ._select import lastmod_datetime
+from ._since import lastmod_datetime
 from ._walk import Walk, WalkOptions, as_walk_url, walk_options
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from typing import Literal
 
 from .._errors import UsageError
 from .._groups import MAX_GROUPS, OTHER, group_key, keep_shortest
-from .._select import lastmod_datetime
+from .._since import lastmod_datetime
 
 log = logging.getLogger(__package__)
 

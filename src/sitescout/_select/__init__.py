@@ -19,7 +19,7 @@ This face hands on the names the rest of sitescout imports.
 
 from .inputs import DEFAULT_CAP, Candidate, CapSource, Mode, PagesWanted
 from .pick import select_pages
-from .score import CHECKLIST_POINTS, RULES, Breakdown, Scored, lastmod_datetime, score_path
+from .score import CHECKLIST_POINTS, RULES, Breakdown, Scored, score_path
 from .selection import FewTemplates, LargeRun, Question, Selection, questions
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
     "Question",
     "Scored",
     "Selection",
-    "lastmod_datetime",
     "questions",
     "score_path",
     "select_pages",

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Final
 
 from .._pagetype import (
@@ -39,6 +38,7 @@ from .._rules import (
     VERSION_WORD,
     WEIGHTS,
 )
+from .._since import lastmod_datetime
 from .._urls import SlugRegistry, url_path
 from .inputs import Candidate
 
@@ -52,8 +52,6 @@ CHECKLIST_POINTS: Final = _POINTS["page-type-checklist"]
 _AUTH_PATH = re.compile(AUTH_PATH)
 _VERSION_WORD = re.compile(VERSION_WORD)
 _OLD_COPY = re.compile(OLD_COPY)
-_YEAR_ONLY = re.compile(r"[0-9]{4}")
-_YEAR_MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
 
 
 def score_path(
@@ -139,28 +137,6 @@ class Scored:
 def plain_number(value: float) -> float | int:
     """10.0 → 10 in JSON and text; 4.5 stays."""
     return int(value) if value == int(value) else value
-
-
-def lastmod_datetime(lastmod: str | None) -> datetime | None:
-    """The instant a §4 ISO 8601 lastmod names (`2024`, `2024-05` too); None if unusable.
-
-    A year or a month is its first day; a date or time without a zone is read as UTC. The one
-    reading of a lastmod: the sampler sorts by it, the DataFrames' `lastmod` column holds it.
-    """
-    if not lastmod:
-        return None
-    value = lastmod.strip()
-    if _YEAR_ONLY.fullmatch(value):
-        value += "-01-01"
-    elif _YEAR_MONTH.fullmatch(value):
-        value += "-01"
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)  # a date without a zone: read as UTC
-    return moment
 
 
 def _lastmod_key(lastmod: str | None) -> float | None:

@@ -18,7 +18,6 @@ from dataclasses import replace
 
 from .._budget import BudgetTracker
 from .._core import Batch
-from .._crawl import Crawler, CrawlOptions, SitemapFound
 from .._discover import (
     WALK,
     WALK_CRAWL,
@@ -330,6 +329,9 @@ class Walk:
 
     async def _crawl(self) -> None:
         """§10: find pages by following links from the URL; sitemaps met on the way are walked."""
+        # The crawl (and its HTML reader) loads when a site has no sitemap, not with every walk.
+        from .._crawl import Crawler, CrawlOptions, SitemapFound
+
         found = self.discovery
         options = CrawlOptions(
             config=self.options.fetch,
