@@ -13,6 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
+use std::sync::Arc;
 
 use regex::Regex;
 
@@ -25,6 +26,8 @@ use crate::urls::{is_clean_bytes, py_strip_bytes};
 pub struct Tally<K> {
     pub counts: Vec<(K, usize)>,
     index: HashMap<K, usize>,
+    /// Where the last value added is counted.
+    last: usize,
 }
 
 impl<K> Default for Tally<K> {
@@ -32,6 +35,7 @@ impl<K> Default for Tally<K> {
         Tally {
             counts: Vec::new(),
             index: HashMap::new(),
+            last: 0,
         }
     }
 }
@@ -39,18 +43,25 @@ impl<K> Default for Tally<K> {
 impl<K: Hash + Eq + Clone> Tally<K> {
     pub fn add(&mut self, key: K) {
         // Neighbouring rows mostly share a value (one sitemap, one day): no hash for those.
-        if let Some(last) = self.counts.last_mut() {
-            if last.0 == key {
-                last.1 += 1;
-                return;
-            }
+        if self.counts.get(self.last).is_some_and(|(k, _)| *k == key) {
+            self.counts[self.last].1 += 1;
+            return;
         }
-        match self.index.get(&key) {
-            Some(&at) => self.counts[at].1 += 1,
+        self.last = match self.index.get(&key) {
+            Some(&at) => at,
             None => {
                 self.index.insert(key.clone(), self.counts.len());
-                self.counts.push((key, 1));
+                self.counts.push((key, 0));
+                self.counts.len() - 1
             }
+        };
+        self.counts[self.last].1 += 1;
+    }
+
+    /// Count the last value added once more.
+    pub fn add_last_again(&mut self) {
+        if let Some(last) = self.counts.get_mut(self.last) {
+            last.1 += 1;
         }
     }
 }
@@ -80,11 +91,17 @@ pub struct ReportCounts<'a> {
 pub fn report_counts(rows: &Rows) -> ReportCounts<'_> {
     let mut counts = ReportCounts::default();
     let mut languages: Vec<&str> = Vec::new();
+    let mut previous: Option<&Arc<str>> = None;
     for row in &rows.0 {
         counts
             .lastmods
             .add(head(row.entry.lastmod.as_deref().unwrap_or(""), 8));
-        counts.sitemaps.add(&*row.sitemap);
+        // The rows of one document share their sitemap's text: the same text is the same count.
+        match previous {
+            Some(sitemap) if Arc::ptr_eq(sitemap, &row.sitemap) => counts.sitemaps.add_last_again(),
+            _ => counts.sitemaps.add(&*row.sitemap),
+        }
+        previous = Some(&row.sitemap);
         if row.alternate_of.is_some() {
             counts.alternates.add(row.hreflang.as_deref());
             continue;
@@ -393,6 +410,31 @@ mod tests {
                 .collect(),
             ..Entry::default()
         }
+    }
+
+    #[test]
+    fn a_tally_counts_a_value_seen_again_after_others() {
+        let mut tally = Tally::default();
+        for key in ["a", "b", "a", "a", "c", "b", "b"] {
+            tally.add(key);
+        }
+        tally.add_last_again();
+        assert_eq!(tally.counts, [("a", 3), ("b", 4), ("c", 1)]);
+    }
+
+    #[test]
+    fn sitemaps_shared_or_not_are_counted_alike() {
+        let entries = |n: usize| vec![Entry::default(); n];
+        let mut rows = Rows::from_document(entries(2), "https://x.com/a.xml", 1);
+        rows.0
+            .extend(Rows::from_document(entries(1), "https://x.com/b.xml", 1).0);
+        rows.0
+            .extend(Rows::from_document(entries(3), "https://x.com/a.xml", 1).0);
+        let counts = report_counts(&rows);
+        assert_eq!(
+            counts.sitemaps.counts,
+            [("https://x.com/a.xml", 5), ("https://x.com/b.xml", 1)]
+        );
     }
 
     fn rules() -> UrlRules {
