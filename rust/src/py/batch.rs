@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use super::report::{answer as report_answer, ReportUrls, UrlRules};
 use super::scope::PyLower;
 use super::seen::SeenSet;
-use super::urls::wtf8;
+use super::urls::{texts_of, wtf8};
 use crate::batch::{self, Extra, Row, Rows, Source};
 use crate::columns;
 use crate::entry;
@@ -615,13 +615,7 @@ fn url_hashes<'py>(
     key: &[u8],
 ) -> PyResult<Bound<'py, PyBytes>> {
     super::guard("url_hashes", || {
-        let texts = urls
-            .iter()
-            .map(|url| match url.to_str() {
-                Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
-                Err(_) => wtf8(url).map(Cow::Owned),
-            })
-            .collect::<PyResult<Vec<Cow<'_, [u8]>>>>()?;
+        let texts = texts_of(&urls)?;
         let hashes = hashes::url_hashes(texts.iter().map(|t| t.as_ref()), key);
         Ok(PyBytes::new(py, &hashes.map_err(|_| bad_key())?))
     })

@@ -1,10 +1,8 @@
-use std::borrow::Cow;
-
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
-use super::urls::{from_wtf8, wtf8};
+use super::urls::{from_wtf8, texts_of};
 use crate::report;
 
 /// What the report's junk and sign-in rules look for (`sitescout._core.UrlRules`), built once
@@ -106,13 +104,7 @@ fn report_urls<'py>(
     rules: &UrlRules,
 ) -> PyResult<ReportUrls<'py>> {
     super::guard("report_urls", || {
-        let texts = urls
-            .iter()
-            .map(|url| match url.to_str() {
-                Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
-                Err(_) => wtf8(url).map(Cow::Owned),
-            })
-            .collect::<PyResult<Vec<Cow<'_, [u8]>>>>()?;
+        let texts = texts_of(&urls)?;
         let slices: Vec<&[u8]> = texts.iter().map(AsRef::as_ref).collect();
         answer(py, &slices, rules, |row| Ok(urls[row].clone()))
     })

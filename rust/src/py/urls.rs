@@ -93,6 +93,17 @@ pub(super) fn wtf8(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     Ok(encoded.cast::<PyBytes>()?.as_bytes().to_vec())
 }
 
+/// Each str's UTF-8 bytes, borrowed where it has them, or its WTF-8 (`surrogatepass`) bytes.
+pub(super) fn texts_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    texts
+        .iter()
+        .map(|text| match text.to_str() {
+            Ok(utf8) => Ok(Cow::Borrowed(utf8.as_bytes())),
+            Err(_) => wtf8(text).map(Cow::Owned),
+        })
+        .collect()
+}
+
 pub(super) fn from_wtf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
     let decoded = PyBytes::new(py, bytes).call_method1("decode", ("utf-8", "surrogatepass"))?;
     Ok(decoded.cast_into::<PyString>()?)
