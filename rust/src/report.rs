@@ -164,9 +164,7 @@ impl UrlRules {
             auth: either(words(auth_words))?,
         })
     }
-}
 
-impl UrlRules {
     /// Whether a junk row could match a (lowercased) path.
     fn is_junk(&self, path: &str) -> bool {
         matches(&self.junk_words, path)
@@ -226,6 +224,17 @@ fn lowered<'b>(text: &[u8], buf: &'b mut String) -> Option<&'b str> {
         buf.make_ascii_lowercase();
     } else {
         buf.push_str(&text.to_lowercase());
+    }
+    Some(buf)
+}
+
+/// A path as the junk rows are matched against it: lowercased (see `lowered`), and led by a
+/// `/` when it has none (`mailto:promo1`), since the siblings row reads every segment, the first
+/// of a relative path too.
+fn junk_path<'b>(path: &[u8], buf: &'b mut String) -> Option<&'b str> {
+    lowered(path, buf)?;
+    if !buf.starts_with('/') {
+        buf.insert(0, '/');
     }
     Some(buf)
 }
@@ -343,7 +352,7 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
 
         // `junk_filter` reads the path of the URL as given.
         let path = plain.map_or_else(|| path_of(url), |(_, path)| path);
-        match lowered(path, &mut buf) {
+        match junk_path(path, &mut buf) {
             None => {
                 junk[row] = true;
                 whole = true;
@@ -382,7 +391,7 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
     } else if !originals.is_empty() {
         for (row, url) in urls.iter().enumerate() {
             if !junk[row] {
-                if let Some(text) = lowered(path_of(url), &mut buf) {
+                if let Some(text) = junk_path(path_of(url), &mut buf) {
                     junk[row] = originals.contains(path_key(text));
                 }
             }
@@ -502,6 +511,12 @@ mod tests {
         ]);
         assert_eq!(counts.junk, [1, 4]);
         assert_eq!(counts.auth, [2, 7, 9]);
+    }
+
+    #[test]
+    fn a_path_without_a_leading_slash_is_read_segment_by_segment() {
+        let counts = scan(&["mailto:promo1", "urn:x", "promo2", "a-2", "a"]);
+        assert_eq!(counts.junk, [0, 2, 3, 4]);
     }
 
     #[test]
