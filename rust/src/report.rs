@@ -230,13 +230,14 @@ fn lowered<'b>(text: &[u8], buf: &'b mut String) -> Option<&'b str> {
 
 /// A path as the junk rows are matched against it: lowercased (see `lowered`), and led by a
 /// `/` when it has none (`mailto:promo1`), since the siblings row reads every segment, the first
-/// of a relative path too.
-fn junk_path<'b>(path: &[u8], buf: &'b mut String) -> Option<&'b str> {
+/// of a relative path too; and whether that `/` was put there.
+fn junk_path<'b>(path: &[u8], buf: &'b mut String) -> Option<(&'b str, bool)> {
     lowered(path, buf)?;
-    if !buf.starts_with('/') {
+    let led = !buf.starts_with('/');
+    if led {
         buf.insert(0, '/');
     }
-    Some(buf)
+    Some((buf, led))
 }
 
 /// A path as `_junk._path_key` compares paths: without trailing slashes, `/` when nothing is
@@ -357,14 +358,17 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
                 junk[row] = true;
                 whole = true;
             }
-            Some(text) => {
+            Some((text, led)) => {
                 if rules.is_junk(text) {
                     junk[row] = true;
                     if let Some(copy) = &rules.copy {
-                        for found in copy.captures_iter(text) {
+                        // What it would be a copy of is read from the path as the filter has
+                        // it, without the `/` put before it here.
+                        let path = &text[usize::from(led)..];
+                        for found in copy.captures_iter(path) {
                             let suffix = found.get(1).map_or(0..0, |m| m.range());
                             let original =
-                                format!("{}{}", &text[..suffix.start], &text[suffix.end..]);
+                                format!("{}{}", &path[..suffix.start], &path[suffix.end..]);
                             originals.insert(path_key(&original).to_owned());
                         }
                     }
@@ -391,8 +395,8 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
     } else if !originals.is_empty() {
         for (row, url) in urls.iter().enumerate() {
             if !junk[row] {
-                if let Some(text) = junk_path(path_of(url), &mut buf) {
-                    junk[row] = originals.contains(path_key(text));
+                if let Some(path) = lowered(path_of(url), &mut buf) {
+                    junk[row] = originals.contains(path_key(path));
                 }
             }
         }
@@ -517,6 +521,9 @@ mod tests {
     fn a_path_without_a_leading_slash_is_read_segment_by_segment() {
         let counts = scan(&["mailto:promo1", "urn:x", "promo2", "a-2", "a"]);
         assert_eq!(counts.junk, [0, 2, 3, 4]);
+        // `-3/1` would be a copy of `/1`, read without the leading `/` put there.
+        let counts = scan(&["https://x.com/1", "mailto:-3/1", "https://x.com/2"]);
+        assert_eq!(counts.junk, [0, 1]);
     }
 
     #[test]
