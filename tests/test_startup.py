@@ -118,6 +118,21 @@ def test_a_command_loads_its_own_module_only() -> None:
     assert sorted(loaded & {"httpx", "sitescout._http", "sitescout._walk"}) == []
 
 
+def test_a_walk_loads_neither_the_extraction_nor_the_crawl(tmp_path: Path) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.com/a</loc></url></urlset>"
+    )
+    out = tmp_path / "out.txt"
+    loaded = loaded_after(run_main("urls", str(sitemap), "-q", "-f", "txt", "-o", str(out)))
+    assert "sitescout._walk" in loaded  # it walked
+    assert out.read_text() == "https://example.com/a\n"
+    # They load with the first extraction, and with a link crawl when a site has no sitemap.
+    unwanted = {"sitescout._extract", "sitescout._select", "sitescout._crawl", "lxml.html"}
+    assert sorted(loaded & unwanted) == []
+
+
 def test_help_loads_every_command() -> None:
     loaded = loaded_after(run_main("--help"))
     assert {f"sitescout.cli.{name}" for name in sitescout.cli.COMMANDS} <= loaded
