@@ -11,6 +11,7 @@
 //! different answer; picking fewer would be a bug, which the tests look for.
 #![forbid(unsafe_code)]
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::Arc;
@@ -42,16 +43,30 @@ impl<K> Default for Tally<K> {
 
 impl<K: Hash + Eq + Clone> Tally<K> {
     pub fn add(&mut self, key: K) {
+        self.add_ref(&key);
+    }
+
+    /// `add` of a value lent (a group key cut into a reused buffer): copied only the first time.
+    pub fn add_ref<Q>(&mut self, key: &Q)
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
         // Neighbouring rows mostly share a value (one sitemap, one day): no hash for those.
-        if self.counts.get(self.last).is_some_and(|(k, _)| *k == key) {
+        if self
+            .counts
+            .get(self.last)
+            .is_some_and(|(k, _)| k.borrow() == key)
+        {
             self.counts[self.last].1 += 1;
             return;
         }
-        self.last = match self.index.get(&key) {
+        self.last = match self.index.get(key) {
             Some(&at) => at,
             None => {
-                self.index.insert(key.clone(), self.counts.len());
-                self.counts.push((key, 0));
+                let owned = key.to_owned();
+                self.index.insert(owned.clone(), self.counts.len());
+                self.counts.push((owned, 0));
                 self.counts.len() - 1
             }
         };
@@ -174,11 +189,13 @@ impl UrlRules {
 }
 
 /// A batch's URLs as the report reads them.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct UrlCounts {
-    /// Per path group at depth 2 (`group_key(url, 2)`; None: in no group), in the order the
-    /// groups first appear, its URL count.
-    pub places: Vec<(Option<Vec<u8>>, usize)>,
+    /// The URLs per path group at depth 2 (`group_key(url, 2)`), groups in the order they
+    /// first appear.
+    pub places: Tally<Vec<u8>>,
+    /// The URLs in no group.
+    pub other: usize,
     /// The rows the junk rules must judge, in order: every URL a row could match, and every URL a
     /// `-2` copy among them could be a copy of.
     pub junk: Vec<usize>,
@@ -277,25 +294,23 @@ fn plain_parts(url: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// Whether `classify` could find `url` to be a sign-in page. It reads the path of the stripped
-/// URL, resolved against the site and normalized unless it is clean. Normalizing an absolute
-/// http(s) URL can decode escapes (`%6Cogin`) and read a backslash as a slash, but never joins
-/// two pieces of a path into a word; a relative URL takes the site's path, which is not known
-/// here: it is judged.
+/// URL, resolved against the site and normalized unless it is clean.
 fn might_sign_in(url: &[u8], rules: &UrlRules, buf: &mut String) -> bool {
     let stripped = py_strip_bytes(url);
     let path = path_of(stripped);
-    if !is_clean_bytes(stripped) {
-        let absolute = [&b"http://"[..], b"https://"].iter().any(|scheme| {
-            stripped.len() >= scheme.len() && stripped[..scheme.len()].eq_ignore_ascii_case(scheme)
-        });
-        if !absolute || path.contains(&b'%') || stripped.contains(&b'\\') {
-            return true;
-        }
-    }
-    match lowered(path, buf) {
-        None => true,
-        Some(text) => matches(&rules.auth, text),
-    }
+    may_gain_a_word(stripped, path)
+        || lowered(path, buf).is_none_or(|text| matches(&rules.auth, text))
+}
+
+/// Whether resolving and normalizing a stripped URL could put a word into its path (`path`).
+/// Normalizing an absolute http(s) URL can decode escapes (`%6Cogin`) and read a backslash as a
+/// slash, but never joins two pieces of a path into a word, and leaves a clean URL as it is; a
+/// relative URL takes the site's path, which is not known here.
+fn may_gain_a_word(stripped: &[u8], path: &[u8]) -> bool {
+    let absolute = [&b"http://"[..], b"https://"].iter().any(|scheme| {
+        stripped.len() >= scheme.len() && stripped[..scheme.len()].eq_ignore_ascii_case(scheme)
+    });
+    (!absolute || path.contains(&b'%') || stripped.contains(&b'\\')) && !is_clean_bytes(stripped)
 }
 
 fn matches(rule: &Option<Regex>, text: &str) -> bool {
@@ -306,9 +321,6 @@ fn matches(rule: &Option<Regex>, text: &str) -> bool {
 /// (WTF-8: a Python str with lone surrogates crosses as its `surrogatepass` bytes).
 pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
     let mut counts = UrlCounts::default();
-    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-    let mut other: Option<usize> = None;
-    let mut previous = usize::MAX;
     let mut key = Vec::new();
     let mut buf = String::new();
     let mut originals: HashSet<String> = HashSet::new();
@@ -325,31 +337,11 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
             }
             None => group_key_into(url, 2, &mut key),
         };
-        let at = if grouped {
-            // Neighbouring URLs mostly share a group: no hash for those.
-            let same = counts
-                .places
-                .get(previous)
-                .filter(|(k, _)| k.as_deref() == Some(&key[..]));
-            match same
-                .map(|_| previous)
-                .or_else(|| index.get(&key[..]).copied())
-            {
-                Some(at) => at,
-                None => {
-                    index.insert(key.clone(), counts.places.len());
-                    counts.places.push((Some(key.clone()), 0));
-                    counts.places.len() - 1
-                }
-            }
+        if grouped {
+            counts.places.add_ref(&key[..]);
         } else {
-            *other.get_or_insert_with(|| {
-                counts.places.push((None, 0));
-                counts.places.len() - 1
-            })
-        };
-        counts.places[at].1 += 1;
-        previous = at;
+            counts.other += 1;
+        }
 
         // `junk_filter` reads the path of the URL as given.
         let path = plain.map_or_else(|| path_of(url), |(_, path)| path);
@@ -381,9 +373,7 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
             }
         }
         let auth = match plain {
-            Some((_, path)) => {
-                (path.contains(&b'%') || url.contains(&b'\\')) && !is_clean_bytes(url)
-            }
+            Some((_, path)) => may_gain_a_word(url, path),
             None => might_sign_in(url, rules, &mut buf),
         };
         if auth {
@@ -478,25 +468,16 @@ mod tests {
         ]);
         let places: Vec<_> = counts
             .places
+            .counts
             .iter()
-            .map(|(k, n)| {
-                (
-                    k.as_deref()
-                        .map(|k| String::from_utf8_lossy(k).into_owned()),
-                    *n,
-                )
-            })
+            .map(|(k, n)| (String::from_utf8_lossy(k).into_owned(), *n))
             .collect();
-        let some = |k: &str| Some(k.to_owned());
+        let place = |k: &str, n: usize| (k.to_owned(), n);
         assert_eq!(
             places,
-            [
-                (some("/a/b/*"), 2),
-                (some("/"), 1),
-                (None, 2),
-                (some("/a/*"), 1)
-            ]
+            [place("/a/b/*", 2), place("/", 1), place("/a/*", 1)]
         );
+        assert_eq!(counts.other, 2);
     }
 
     #[test]

@@ -102,8 +102,9 @@ impl SeenSet {
         self.keys.hash_one(key).max(1)
     }
 
-    fn segment(&mut self, h: u64) -> &mut Segment {
-        &mut self.segments[(h >> (64 - SEGMENT_BITS)) as usize]
+    /// The part that holds `h`: by its top bits (its low bits place it inside the part).
+    fn part(h: u64) -> usize {
+        (h >> (64 - SEGMENT_BITS)) as usize
     }
 
     /// Insert `key`; true when it was not there before.
@@ -115,14 +116,14 @@ impl SeenSet {
     /// for de-duplicating across the parts of one site); true when it was not there before.
     pub fn add_hash(&mut self, hash: u64) -> bool {
         let h = hash.max(1);
-        let added = self.segment(h).add(h);
+        let added = self.segments[Self::part(h)].add(h);
         self.count += usize::from(added);
         added
     }
 
     pub fn contains(&self, key: &str) -> bool {
         let h = self.hash(key);
-        self.segments[(h >> (64 - SEGMENT_BITS)) as usize].contains(h)
+        self.segments[Self::part(h)].contains(h)
     }
 
     pub fn len(&self) -> usize {

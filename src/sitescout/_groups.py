@@ -41,7 +41,6 @@ __all__ = [
     "group_key",
     "keep_shortest",
     "split_groups",
-    "subgroup_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -66,12 +65,6 @@ class PathGroup:
 # URL as `str.strip()` and `urlsplit` read it, `/` when it has none, None when it is not one
 # (it belongs to `other`). Pure; never raises for a str and a `depth` >= 0.
 group_key = _core.group_key
-
-
-def subgroup_key(key: str, segment: str) -> str:
-    """The group one segment below the group `key`: `/docs/*` and `api` give `/docs/api/*`, as
-    `group_key` groups `/docs/api/x` at depth 2. For callers that read segments themselves."""
-    return f"{key[:-1]}{segment}/*"
 
 
 def split_groups(counts: Mapping[str, int]) -> tuple[list[str], list[str]]:

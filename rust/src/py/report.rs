@@ -34,8 +34,8 @@ impl UrlRules {
 }
 
 /// A path group at depth 2 as the report counts it: `(group, subgroup, count)`, the group at
-/// depth 1 (None: in no group; `/`: the home page, with no subgroup) and the one below it (the
-/// group itself for a URL of one segment).
+/// depth 1 (`/`: the home page, with no subgroup) and the one below it (the group itself for a
+/// URL of one segment); `(None, None, count)` for the URLs in no group.
 type Place<'py> = (
     Option<Bound<'py, PyString>>,
     Option<Bound<'py, PyString>>,
@@ -52,10 +52,7 @@ fn text<'py>(py: Python<'py>, key: &[u8]) -> PyResult<Bound<'py, PyString>> {
     }
 }
 
-fn place<'py>(py: Python<'py>, key: Option<&[u8]>, n: usize) -> PyResult<Place<'py>> {
-    let Some(key) = key else {
-        return Ok((None, None, n));
-    };
+fn place<'py>(py: Python<'py>, key: &[u8], n: usize) -> PyResult<Place<'py>> {
     if key == b"/" {
         return Ok((Some(text(py, key)?), None, n));
     }
@@ -78,11 +75,15 @@ pub(super) fn answer<'py>(
     item: impl Fn(usize) -> PyResult<Bound<'py, PyString>>,
 ) -> PyResult<ReportUrls<'py>> {
     let counts = report::report_urls(urls, &rules.inner);
-    let places = counts
+    let mut places = counts
         .places
+        .counts
         .iter()
-        .map(|(key, n)| place(py, key.as_deref(), *n))
+        .map(|(key, n)| place(py, key, *n))
         .collect::<PyResult<Vec<_>>>()?;
+    if counts.other > 0 {
+        places.push((None, None, counts.other));
+    }
     let rows = |rows: &[usize]| -> PyResult<Bound<'py, PyList>> {
         PyList::new(
             py,
