@@ -50,15 +50,20 @@ $(CORPUS): | $(BIN)/python
 bytecode: $(VENV)/.installed-dev
 	$(BIN)/python -m compileall -q src
 
+# The suite runs on one worker per core (pytest-xdist, at most 4), all but the `scaling` tests;
+# those then run alone, so that no other test's work falls into their timed blocks.
+WORKERS := -n auto --maxprocesses 4
+
 test: lint rust-check $(CORPUS) bytecode
-	$(BIN)/python -m pytest --durations=30
+	$(BIN)/python -m pytest $(WORKERS) -m "not scaling" --durations=30
+	$(BIN)/python -m pytest -m scaling --durations=10
 
 # The fast lane for your own loop: lint and the tests without a heavy marker (the markers are
 # declared in pyproject.toml). No Rust checks, no rebuild, no corpus; `make test` (CI) runs it all.
 FAST_TESTS := not (slow or cluster or browser or fuzz or scaling or corpus)
 
 check: lint bytecode
-	$(BIN)/python -m pytest -m "$(FAST_TESTS)"
+	$(BIN)/python -m pytest $(WORKERS) -m "$(FAST_TESTS)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache rust/target src/sitescout/_core*.so
