@@ -9,6 +9,8 @@ only rooms listed above it:
     decode.py       bodies decoded as they stream (`Content-Encoding`, gzip by magic bytes) under
                     the decoded-size cap, into a `Sink`
     failure.py      a failed connection or transfer in plain words
+    network.py      httpcore's connections on asyncio's own sockets, and the transport that
+                    hands their pool to httpx
     guard.py        the SSRF guard (`AddressGuard`, address classes) and the transports every
                     connection goes through: pinned to checked addresses, or routed to a proxy
     pace.py         `--rate` per host (`RATE_CLOCK`, `take_turn`) and robots.txt `Crawl-delay`
@@ -23,9 +25,9 @@ only rooms listed above it:
     hops.py         one attempt over the network: each hop requested, redirects followed by hand
     fetch.py        the `Fetcher`: per-host slots, reachability, attempts read locally or by hops
 
-Imports run one way: config <- guard <- urls <- credentials, client; decode <- response <- retry
-<- body <- hops <- fetch. decode and failure import no other room. This face hands on the names
-the rest of sitescout imports.
+Imports run one way: config, network <- guard <- urls <- credentials, client; decode <- response
+<- retry <- body <- hops <- fetch. decode, failure and network import no other room. This face
+hands on the names the rest of sitescout imports.
 """
 
 from .body import decode_into

@@ -1,9 +1,10 @@
 """The fetcher's one `httpx.AsyncClient`, and the transport every connection takes.
 
 The transport is chosen once, when the client is built: the caller's own (tests run in memory),
-`guard.PinnedTransport` when an SSRF guard pins connections to checked addresses, else httpx's
-direct one; wrapped in `guard.RoutedTransport` when any request may go through a proxy
-(`--proxy`, or the environment's with `trust_env`), which asks `proxy_for` per request.
+`guard.PinnedTransport` when an SSRF guard pins connections to checked addresses, else
+`network.PoolTransport` (both httpcore's pool on asyncio's own sockets); wrapped in
+`guard.RoutedTransport` when any request may go through a proxy (`--proxy`, or the environment's
+with `trust_env`), which asks `proxy_for` per request.
 Redirects are not followed by the client: the hop loop (`hops`) follows them by hand.
 """
 
@@ -16,6 +17,7 @@ import httpx
 from .config import EnvProxies, FetchConfig, ssl_context_for
 from .decode import ACCEPT_ENCODING
 from .guard import AddressGuard, PinnedTransport, RoutedTransport
+from .network import AsyncioBackend, PoolTransport
 from .urls import redirect_target
 
 
@@ -73,7 +75,7 @@ def _transport_for(
     if guard is not None:
         direct = PinnedTransport(guard, limits, context)
     else:
-        direct = httpx.AsyncHTTPTransport(verify=context, limits=limits, trust_env=False)
+        direct = PoolTransport(AsyncioBackend(), limits, context)
     if config.proxy is None and not env_proxies:
         return direct
     return RoutedTransport(direct, route, guard, context, limits)

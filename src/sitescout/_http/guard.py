@@ -17,13 +17,14 @@ import ipaddress
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
 import httpcore
 import httpx
 
 from .config import shared_ssl_context
+from .network import AsyncioBackend, PoolTransport
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -216,7 +217,7 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
 
     def __init__(self, guard: AddressGuard) -> None:
         self._guard = guard
-        self._network = httpcore.AnyIOBackend()
+        self._network = AsyncioBackend()
 
     async def connect_tcp(
         self,
@@ -256,96 +257,13 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
-# httpcore's errors as httpx's, most specific first, as httpx's own transport maps them.
-_HTTPX_ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
-    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
-    (httpcore.ReadTimeout, httpx.ReadTimeout),
-    (httpcore.WriteTimeout, httpx.WriteTimeout),
-    (httpcore.PoolTimeout, httpx.PoolTimeout),
-    (httpcore.TimeoutException, httpx.TimeoutException),
-    (httpcore.ConnectError, httpx.ConnectError),
-    (httpcore.ReadError, httpx.ReadError),
-    (httpcore.WriteError, httpx.WriteError),
-    (httpcore.NetworkError, httpx.NetworkError),
-    (httpcore.ProxyError, httpx.ProxyError),
-    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
-    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
-    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
-    (httpcore.ProtocolError, httpx.ProtocolError),
-)
-
-
-@contextlib.contextmanager
-def _as_httpx_errors() -> Iterator[None]:
-    try:
-        yield
-    except Exception as exc:
-        for core, mapped in _HTTPX_ERRORS:
-            if isinstance(exc, core):
-                raise mapped(str(exc)) from exc
-        raise
-
-
-class _PinnedStream(httpx.AsyncByteStream):
-    def __init__(self, stream: AsyncIterable[bytes]) -> None:
-        self._stream = stream
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        with _as_httpx_errors():
-            async for part in self._stream:
-                yield part
-
-    async def aclose(self) -> None:
-        close = getattr(self._stream, "aclose", None)
-        if close is not None:
-            with _as_httpx_errors():
-                await close()
-
-
-class PinnedTransport(httpx.AsyncBaseTransport):
-    """httpx's transport over a connection pool whose network backend is `_GuardedBackend`.
-
-    httpx 0.28 has no public way to hand its own transport a network backend, so this is the
-    custom-transport route its documentation describes: an httpcore pool wrapped by hand.
-    """
+class PinnedTransport(PoolTransport):
+    """httpx's transport over a connection pool whose network backend is `_GuardedBackend`."""
 
     def __init__(
         self, guard: AddressGuard, limits: httpx.Limits, ssl_context: ssl.SSLContext | None = None
     ) -> None:
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context or shared_ssl_context(),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=_GuardedBackend(guard),
-        )
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        assert isinstance(request.stream, httpx.AsyncByteStream)
-        core_request = httpcore.Request(
-            method=request.method,
-            url=httpcore.URL(
-                scheme=request.url.raw_scheme,
-                host=request.url.raw_host,
-                port=request.url.port,
-                target=request.url.raw_path,
-            ),
-            headers=request.headers.raw,
-            content=request.stream,
-            extensions=request.extensions,
-        )
-        with _as_httpx_errors():
-            response = await self._pool.handle_async_request(core_request)
-        assert isinstance(response.stream, AsyncIterable)
-        return httpx.Response(
-            status_code=response.status,
-            headers=response.headers,
-            stream=_PinnedStream(response.stream),
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        await self._pool.aclose()
+        super().__init__(_GuardedBackend(guard), limits, ssl_context or shared_ssl_context())
 
 
 class RoutedTransport(httpx.AsyncBaseTransport):
