@@ -131,6 +131,28 @@ def test_a_walk_loads_neither_the_extraction_nor_the_crawl(tmp_path: Path) -> No
     # They load with the first extraction, and with a link crawl when a site has no sitemap.
     unwanted = {"sitescout._extract", "sitescout._select", "sitescout._crawl", "lxml.html"}
     assert sorted(loaded & unwanted) == []
+    # httpx's own command line, and what it loads whenever click is installed.
+    assert "httpx" in loaded
+    assert sorted(loaded & {"click", "pygments"}) == []
+
+
+def test_httpx_own_command_line_still_runs_in_the_program() -> None:
+    """The program keeps httpx's command line from loading, not from working."""
+    pytest.importorskip("click")  # httpx's command line needs it
+    code = (
+        "import sys\n"
+        "from sitescout.cli import _defer_httpx_cli\n"
+        "_defer_httpx_cli()\n"
+        "import httpx\n"
+        "assert 'pygments' not in sys.modules\n"
+        "sys.argv = ['httpx', '--help']\n"
+        "try:\n"
+        "    httpx.main()\n"
+        "except SystemExit as end:\n"
+        "    assert end.code in (0, None), end.code\n"
+    )
+    loaded = loaded_after(code)
+    assert "pygments" in loaded  # the real one ran
 
 
 def test_help_loads_every_command() -> None:
