@@ -285,6 +285,7 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
     "test_walk.py": (
         "test_429_with_retry_after_then_200",
         "test_a_slow_consumer_gets_every_url_once",
+        "test_concurrency_is_documents_in_flight_on_one_host",
         "test_gzip_bomb_is_capped_and_recorded",
         "test_trickling_server_ends_at_total_timeout",
     ),

@@ -75,6 +75,10 @@ class RequestHandler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog is 5: a walk opening more connections at once than the
+    # server thread accepts would see the rest retried a second later, as a real server's
+    # backlog (128 and up) would not.
+    request_queue_size = 128
     site: Site
 
     def handle_error(self, request: Any, client_address: Any) -> None:

@@ -606,3 +606,25 @@ async def test_render_without_a_browser_names_what_to_install(
     with pytest.raises(BrowserUnavailableError, match="apt-get install chromium"):
         await crawl(site, render=True)
     assert page_hits(site) == 0
+
+
+async def test_concurrency_is_pages_in_flight_on_one_host(site: Site) -> None:
+    """More than the fetcher's default of 8 when asked: a crawl's pages share one host."""
+    lock = threading.Lock()
+    live = [0, 0]  # now, most
+
+    def page(handler: RequestHandler) -> Reply:
+        with lock:
+            live[0] += 1
+            live[1] = max(live[1], live[0])
+        time.sleep(0.2)
+        with lock:
+            live[0] -= 1
+        return Reply(body=html(handler.path).encode(), headers={"Content-Type": HTML})
+
+    add_page(site, "/", *[f"/p{i}" for i in range(12)])
+    for i in range(12):
+        site.handle(f"/p{i}", page)
+    pages, _, _ = await crawl(site, concurrency=12)
+    assert len(pages) == 13
+    assert live[1] == 12

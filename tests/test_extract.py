@@ -384,3 +384,28 @@ async def test_trailing_slash_twins_are_one_candidate(site: Site, tmp_path: Path
     plan = await plan_extract(site.url + "/", ExtractOptions(out=tmp_path, all=True))
     assert sorted(s.path for s in plan.selection.kept) == ["/", "/a"]
     assert plan.discovered == 3
+
+
+async def test_concurrency_is_pages_in_flight_on_one_host(site: Site, tmp_path: Path) -> None:
+    """More than the fetcher's default of 8 when asked: the pages of a site share one host."""
+    lock = threading.Lock()
+    live = [0, 0]  # now, most
+
+    def page(handler: RequestHandler) -> Reply:
+        with lock:
+            live[0] += 1
+            live[1] = max(live[1], live[0])
+        time.sleep(0.2)
+        with lock:
+            live[0] -= 1
+        path = handler.path.strip("/")
+        return Reply(body=html(path).encode(), headers={"Content-Type": "text/html"})
+
+    names = "apple birch cedar daisy elm fern grape hazel iris juniper kale lilac".split()
+    urls = [f"{site.url}/garden/{name}" for name in names]
+    for url in urls:
+        site.handle(url.removeprefix(site.url), page)
+    site.add("/sitemap.xml", urlset(urls))
+    _plan, result = await extract(site.url + "/", tmp_path, all=True, concurrency=12)
+    assert len(result.successes) == 12
+    assert live[1] == 12

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import threading
 import time
 from typing import Any
 
@@ -658,3 +659,43 @@ def test_iter_urls_stops_early_and_closes(site: Site) -> None:
 def test_bad_url_is_a_usage_error() -> None:
     with pytest.raises(sitescout.UsageError):
         sitescout.walk("ftp://x/")
+
+
+# -- documents in flight -------------------------------------------------------------------------
+
+
+def slow_leaves(site: Site, n: int, wait: float) -> list[int]:
+    """`n` leaf urlsets under one index, each answered after `wait` seconds; the returned list
+    holds the most the server had in flight at once, once the walk is over."""
+    lock = threading.Lock()
+    live = [0, 0]  # now, most
+
+    def leaf(handler: RequestHandler) -> Reply:
+        with lock:
+            live[0] += 1
+            live[1] = max(live[1], live[0])
+        time.sleep(wait)
+        with lock:
+            live[0] -= 1
+        return Reply(body=urlset([f"{site.url}/p{handler.path.strip('/')}"]).encode())
+
+    for i in range(n):
+        site.handle(f"/leaf-{i}.xml", leaf)
+    site.add("/sitemap.xml", sitemapindex([f"{site.url}/leaf-{i}.xml" for i in range(n)]))
+    return live
+
+
+@pytest.mark.parametrize(
+    ("options", "most"),
+    [
+        ({"concurrency": 16}, 16),  # on one host as on many: not the fetcher's default of 8
+        ({"concurrency": 16, "per_host": 4}, 4),  # a lower limit per host holds
+    ],
+)
+async def test_concurrency_is_documents_in_flight_on_one_host(
+    site: Site, options: dict[str, int], most: int
+) -> None:
+    live = slow_leaves(site, 20, 0.2)
+    entries, report, _ = await collect(f"{site.url}/sitemap.xml", **options)
+    assert len(entries) == 20 and not report.errors
+    assert live[1] == most

@@ -44,7 +44,7 @@ import math
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ._discover import read_robots
 from ._errors import (
@@ -389,8 +389,12 @@ class Crawler:
             fetcher = self._fetcher
             if fetcher is None:
                 guard = AddressGuard(self.start_url) if opts.ssrf_guard else None
+                lanes = self.config.per_host_for(opts.concurrency)
                 fetcher = Fetcher(
-                    self.config, guard=guard, accept=HTML_ACCEPT, origin=self.start_url
+                    replace(self.config, per_host=lanes),
+                    guard=guard,
+                    accept=HTML_ACCEPT,
+                    origin=self.start_url,
                 )
                 self._fetcher = await stack.enter_async_context(fetcher)
             if opts.render:
@@ -399,11 +403,11 @@ class Crawler:
                     executable=opts.chromium,
                     user_agent=self.config.user_agent,
                     timeout=self.config.timeout,
-                    max_open=min(opts.concurrency, self.config.per_host),
+                    max_open=self.config.per_host_for(opts.concurrency),
                 )
                 self._renderer = await stack.enter_async_context(renderer)
             await self._setup_robots(fetcher)
-            workers = 1 if self._pacer else min(opts.concurrency, self.config.per_host)
+            workers = 1 if self._pacer else self.config.per_host_for(opts.concurrency)
             async with self._pool.workers(workers):
                 self._seed()
                 await self._pool.join()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .._http import AddressGuard, Fetcher, Pacer
 from .._pages import PageOutcome, extract_page
 from .._project import DISCOVERED, ProjectError, now_iso
+from .._walk import MAX_CONCURRENCY
 from .options import ExtractOptions
 from .plan import Plan
 
@@ -103,7 +104,11 @@ async def _run(
         log.info("robots.txt asks for a longer Crawl-delay; using %g s", pacer.delay)
     gate = asyncio.Semaphore(options.concurrency)
     guard = AddressGuard(plan.url) if options.ssrf_guard else None
-    config = pacer.config(replace(options.fetch, retries=min(options.fetch.retries, 1)))
+    fetch = options.fetch
+    # The pages of one site share its host: as many in flight as the concurrency, at most what
+    # a walk may open.
+    per_host = fetch.per_host_for(min(options.concurrency, MAX_CONCURRENCY))
+    config = pacer.config(replace(fetch, retries=min(fetch.retries, 1), per_host=per_host))
 
     async def one(fetcher: Fetcher, renderer: Renderer | None, slug: str, url: str) -> None:
         if robots is not None and not robots.allowed(url):

@@ -55,6 +55,10 @@ _TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHI
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 
 
+# Documents in flight per host where the caller runs no concurrency of its own.
+DEFAULT_PER_HOST = 8
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class FetchConfig:
     """How every request of a walk is made.
@@ -77,7 +81,10 @@ class FetchConfig:
     backoff: float = 0.5
     retry_after_cap: float = 30.0
     max_document_bytes: int = 50 * MiB  # decoded; beyond it a document is cut (§3)
-    per_host: int = 8
+    # Documents in flight per host. None: as many as the caller runs at once (the `concurrency`
+    # of a walk, a link crawl, extract's pages), `DEFAULT_PER_HOST` for reads that set none of
+    # their own (discovery, scope's samples).
+    per_host: int | None = None
     headers: tuple[tuple[str, str], ...] = ()
     cookies: tuple[Cookie, ...] = ()
     auth: tuple[str, str] | None = None
@@ -99,6 +106,8 @@ class FetchConfig:
             ("per_host", 1),
         ):
             value = getattr(self, name)
+            if name == "per_host" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise UsageError(
                     f"{name} must be a whole number of at least {least}, got {value!r}"
@@ -135,6 +144,11 @@ class FetchConfig:
                     f"rate must be a finite number of requests per second, more than zero; "
                     f"got {rate!r}"
                 )
+
+    def per_host_for(self, concurrency: int) -> int:
+        """Documents in flight per host for a caller that runs `concurrency` at once: that many,
+        or `per_host` when it is set and lower."""
+        return concurrency if self.per_host is None else min(concurrency, self.per_host)
 
     def __repr__(self) -> str:
         shown: list[str] = []
