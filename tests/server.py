@@ -85,6 +85,29 @@ class _Server(ThreadingHTTPServer):
         return  # clients that hang up early (timeouts, cut walks) are what several tests do
 
 
+class InFlight:
+    """A route handler that answers after `wait` seconds (with what `reply` makes of the
+    request), counting requests in flight: `most` is the most it was answering at once."""
+
+    def __init__(self, wait: float, reply: Callable[[RequestHandler], Reply]) -> None:
+        self.wait = wait
+        self.reply = reply
+        self.now = 0
+        self.most = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, handler: RequestHandler) -> Reply:
+        with self._lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        try:
+            time.sleep(self.wait)
+        finally:
+            with self._lock:
+                self.now -= 1
+        return self.reply(handler)
+
+
 class Site:
     def __init__(self) -> None:
         self.routes: dict[str, Reply | Handler] = {}

@@ -26,7 +26,7 @@ from sitescout._errors import UsageError
 from sitescout._http import FetchConfig, Fetcher
 from sitescout._render import BrowserUnavailableError, check_render_available
 
-from .server import Reply, RequestHandler, Site, urlset
+from .server import InFlight, Reply, RequestHandler, Site, urlset
 
 FAST = FetchConfig(timeout=5.0, retries=2, backoff=0.01)
 HTML = "text/html; charset=utf-8"
@@ -610,21 +610,14 @@ async def test_render_without_a_browser_names_what_to_install(
 
 async def test_concurrency_is_pages_in_flight_on_one_host(site: Site) -> None:
     """More than the fetcher's default of 8 when asked: a crawl's pages share one host."""
-    lock = threading.Lock()
-    live = [0, 0]  # now, most
 
     def page(handler: RequestHandler) -> Reply:
-        with lock:
-            live[0] += 1
-            live[1] = max(live[1], live[0])
-        time.sleep(0.2)
-        with lock:
-            live[0] -= 1
         return Reply(body=html(handler.path).encode(), headers={"Content-Type": HTML})
 
+    slow = InFlight(0.2, page)
     add_page(site, "/", *[f"/p{i}" for i in range(12)])
     for i in range(12):
-        site.handle(f"/p{i}", page)
+        site.handle(f"/p{i}", slow)
     pages, _, _ = await crawl(site, concurrency=12)
     assert len(pages) == 13
-    assert live[1] == 12
+    assert slow.most == 12

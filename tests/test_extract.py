@@ -22,7 +22,7 @@ from sitescout._http import FetchConfig, Fetcher
 from sitescout._pages import extract_page
 from sitescout._project import CRAWL_LOG, STATE, ProjectError, schema
 
-from .server import Reply, RequestHandler, Site, urlset
+from .server import InFlight, Reply, RequestHandler, Site, urlset
 
 
 @pytest.fixture(scope="module")
@@ -388,24 +388,16 @@ async def test_trailing_slash_twins_are_one_candidate(site: Site, tmp_path: Path
 
 async def test_concurrency_is_pages_in_flight_on_one_host(site: Site, tmp_path: Path) -> None:
     """More than the fetcher's default of 8 when asked: the pages of a site share one host."""
-    lock = threading.Lock()
-    live = [0, 0]  # now, most
 
     def page(handler: RequestHandler) -> Reply:
-        with lock:
-            live[0] += 1
-            live[1] = max(live[1], live[0])
-        time.sleep(0.2)
-        with lock:
-            live[0] -= 1
-        path = handler.path.strip("/")
-        return Reply(body=html(path).encode(), headers={"Content-Type": "text/html"})
+        return Reply(body=html(handler.path).encode(), headers={"Content-Type": "text/html"})
 
+    slow = InFlight(0.2, page)
     names = "apple birch cedar daisy elm fern grape hazel iris juniper kale lilac".split()
     urls = [f"{site.url}/garden/{name}" for name in names]
     for url in urls:
-        site.handle(url.removeprefix(site.url), page)
+        site.handle(url.removeprefix(site.url), slow)
     site.add("/sitemap.xml", urlset(urls))
     _plan, result = await extract(site.url + "/", tmp_path, all=True, concurrency=12)
     assert len(result.successes) == 12
-    assert live[1] == 12
+    assert slow.most == 12

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import threading
 import time
 from typing import Any
 
@@ -12,7 +11,7 @@ import pytest
 import sitescout
 from sitescout import Entry, WalkReport
 
-from .server import Reply, RequestHandler, Site, gz, sitemapindex, urlset
+from .server import InFlight, Reply, RequestHandler, Site, gz, sitemapindex, urlset
 
 FAST = {"retries": 2, "backoff": 0.01, "timeout": 5.0}
 
@@ -664,25 +663,17 @@ def test_bad_url_is_a_usage_error() -> None:
 # -- documents in flight -------------------------------------------------------------------------
 
 
-def slow_leaves(site: Site, n: int, wait: float) -> list[int]:
-    """`n` leaf urlsets under one index, each answered after `wait` seconds; the returned list
-    holds the most the server had in flight at once, once the walk is over."""
-    lock = threading.Lock()
-    live = [0, 0]  # now, most
+def slow_leaves(site: Site, n: int, wait: float) -> InFlight:
+    """`n` leaf urlsets under one index, each answered after `wait` seconds."""
 
     def leaf(handler: RequestHandler) -> Reply:
-        with lock:
-            live[0] += 1
-            live[1] = max(live[1], live[0])
-        time.sleep(wait)
-        with lock:
-            live[0] -= 1
         return Reply(body=urlset([f"{site.url}/p{handler.path.strip('/')}"]).encode())
 
+    slow = InFlight(wait, leaf)
     for i in range(n):
-        site.handle(f"/leaf-{i}.xml", leaf)
+        site.handle(f"/leaf-{i}.xml", slow)
     site.add("/sitemap.xml", sitemapindex([f"{site.url}/leaf-{i}.xml" for i in range(n)]))
-    return live
+    return slow
 
 
 @pytest.mark.parametrize(
@@ -695,7 +686,7 @@ def slow_leaves(site: Site, n: int, wait: float) -> list[int]:
 async def test_concurrency_is_documents_in_flight_on_one_host(
     site: Site, options: dict[str, int], most: int
 ) -> None:
-    live = slow_leaves(site, 20, 0.2)
+    slow = slow_leaves(site, 20, 0.2)
     entries, report, _ = await collect(f"{site.url}/sitemap.xml", **options)
     assert len(entries) == 20 and not report.errors
-    assert live[1] == most
+    assert slow.most == most

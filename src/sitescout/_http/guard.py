@@ -212,12 +212,11 @@ class AddressGuard:
 # -- the transports ----------------------------------------------------------------------------
 
 
-class _GuardedBackend(httpcore.AsyncNetworkBackend):
+class _GuardedBackend(AsyncioBackend):
     """Connects only to addresses the guard checked; TLS still verifies the host name."""
 
     def __init__(self, guard: AddressGuard) -> None:
         self._guard = guard
-        self._network = AsyncioBackend()
 
     async def connect_tcp(
         self,
@@ -237,24 +236,11 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
         for ip in addrs:
             try:
-                return await self._network.connect_tcp(
-                    ip, port, timeout, local_address, socket_options
-                )
+                return await super().connect_tcp(ip, port, timeout, local_address, socket_options)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failure = exc
         assert failure is not None  # `addresses` never returns an empty list
         raise failure
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("a walk never connects to a local socket")
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
 
 
 class PinnedTransport(PoolTransport):
