@@ -136,6 +136,18 @@ def test_a_walk_loads_neither_the_extraction_nor_the_crawl(tmp_path: Path) -> No
     assert sorted(loaded & {"click", "pygments"}) == []
 
 
+def test_the_program_freezes_what_its_imports_built(tmp_path: Path) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.com/a</loc></url></urlset>"
+    )
+    code = run_main("urls", str(sitemap), "-q", "-o", str(tmp_path / "out.txt"))
+    check = "import gc\nassert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
+    loaded = loaded_after(code + check)
+    assert "sitescout._walk" in loaded
+
+
 def test_httpx_own_command_line_still_runs_in_the_program() -> None:
     """The program keeps httpx's command line from loading, not from working."""
     pytest.importorskip("click")  # httpx's command line needs it

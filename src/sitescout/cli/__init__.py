@@ -12,6 +12,7 @@ command registered.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 import types
@@ -75,7 +76,12 @@ def main() -> None:
         print(f"sitescout {__version__}")  # what the app's eager `--version` prints, exit 0
         return
     _defer_httpx_cli()
-    _load(_invoked(args))()
+    app = _load(_invoked(args))
+    # The program owns its process, and what the imports built lives until it exits: frozen,
+    # the collector no longer walks all of it at every full collection (paired, a walk of 240
+    # documents took 0.93x the time).
+    gc.freeze()
+    app()
 
 
 def __getattr__(name: str) -> Any:
