@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
@@ -68,7 +69,7 @@ class _Server:
 
 def _transport() -> PoolTransport:
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=8)
-    return PoolTransport(AsyncioBackend(), limits, shared_ssl_context())
+    return PoolTransport(AsyncioBackend(), limits, shared_ssl_context)
 
 
 @pytest.fixture
@@ -177,3 +178,33 @@ async def test_a_silent_server_is_a_read_timeout() -> None:
         with pytest.raises(httpx.ReadTimeout):
             await client.get(url + "/")
         assert asyncio.get_running_loop().time() - start < 2.0
+
+
+async def test_the_tls_context_is_made_at_the_first_https_request() -> None:
+    """Loading a CA bundle costs about 30 ms, which a walk of plain-HTTP pages never needs."""
+    made: list[int] = []
+
+    def tls() -> ssl.SSLContext:
+        made.append(1)
+        return shared_ssl_context()
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while await _request(reader):
+            writer.write(_answer(b"plain"))
+            await writer.drain()
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=8)
+    transport = PoolTransport(AsyncioBackend(), limits, tls)
+    async with (
+        httpx.AsyncClient(transport=transport, timeout=5.0) as client,
+        asyncio.timeout(10),
+        _Server(answer) as url,
+    ):
+        for _ in range(3):
+            assert (await client.get(url + "/")).content == b"plain"
+        assert made == []
+        with pytest.raises(httpx.ConnectError):
+            await client.get(f"https://127.0.0.1:{_free_port()}/")
+        with pytest.raises(httpx.ConnectError):
+            await client.get(f"https://127.0.0.1:{_free_port()}/")
+    assert made == [1]  # once, for the pool of https connections

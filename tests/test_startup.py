@@ -148,6 +148,22 @@ def test_the_program_freezes_what_its_imports_built(tmp_path: Path) -> None:
     assert "sitescout._walk" in loaded
 
 
+def test_a_walk_of_files_loads_no_tls_certificates(tmp_path: Path) -> None:
+    """The CA bundle (about 30 ms) is loaded at the first https request, not with the client."""
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.com/a</loc></url></urlset>"
+    )
+    code = run_main("urls", str(sitemap), "-q", "-f", "txt", "-o", str(tmp_path / "out.txt"))
+    check = (
+        "from sitescout._http.config import shared_ssl_context\n"
+        "assert shared_ssl_context.cache_info().currsize == 0\n"
+    )
+    assert "sitescout._http" in loaded_after(code + check)
+    assert (tmp_path / "out.txt").read_text() == "https://example.com/a\n"
+
+
 def test_httpx_own_command_line_still_runs_in_the_program() -> None:
     """The program keeps httpx's command line from loading, not from working."""
     pytest.importorskip("click")  # httpx's command line needs it

@@ -10,11 +10,12 @@ Redirects are not followed by the client: the hop loop (`hops`) follows them by 
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable
 
 import httpx
 
-from .config import EnvProxies, FetchConfig, ssl_context_for
+from .config import EnvProxies, FetchConfig, own_ssl_context, shared_ssl_context
 from .decode import ACCEPT_ENCODING
 from .guard import AddressGuard, PinnedTransport, RoutedTransport
 from .network import AsyncioBackend, PoolTransport
@@ -54,10 +55,10 @@ def build_client(
             if transport is not None
             else _transport_for(config, limits, guard, env_proxies, route)
         ),
-        verify=ssl_context_for(config),
+        # No `verify`: the transport (always given) carries the TLS context.
         follow_redirects=False,
         event_hooks={"response": [check_location]},
-        # The environment is read here (`EnvProxies`, `ssl_context_for`, `netrc_auth`) when
+        # The environment is read here (`EnvProxies`, `own_ssl_context`, `netrc_auth`) when
         # `trust_env` asks for it: httpx ignores its proxies beside a custom transport.
         trust_env=False,
     )
@@ -70,15 +71,21 @@ def _transport_for(
     env_proxies: EnvProxies,
     route: Callable[[str], str | None],
 ) -> httpx.AsyncBaseTransport:
-    context = ssl_context_for(config)
+    # Read now, so that a CA file that cannot be loaded fails before any request; the shared
+    # default is made at the first https request.
+    own = own_ssl_context(config)
+
+    def tls() -> ssl.SSLContext:
+        return own or shared_ssl_context()
+
     direct: httpx.AsyncBaseTransport
     if guard is not None:
-        direct = PinnedTransport(guard, limits, context)
+        direct = PinnedTransport(guard, limits, tls)
     else:
-        direct = PoolTransport(AsyncioBackend(), limits, context)
+        direct = PoolTransport(AsyncioBackend(), limits, tls)
     if config.proxy is None and not env_proxies:
         return direct
-    return RoutedTransport(direct, route, guard, context, limits)
+    return RoutedTransport(direct, route, guard, tls(), limits)
 
 
 async def check_location(response: httpx.Response) -> None:

@@ -284,6 +284,11 @@ def ssl_context_for(config: FetchConfig) -> ssl.SSLContext:
     """The TLS context `config` asks for: `insecure` verifies nothing, `ca_bundle` trusts that
     file only, `trust_env` reads `SSL_CERT_FILE`/`SSL_CERT_DIR`; else the shared default.
     UsageError when the CA file cannot be loaded."""
+    return own_ssl_context(config) or shared_ssl_context()
+
+
+def own_ssl_context(config: FetchConfig) -> ssl.SSLContext | None:
+    """`ssl_context_for`, or None where that is the shared default (made when first needed)."""
     if config.insecure:
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
@@ -295,7 +300,7 @@ def ssl_context_for(config: FetchConfig) -> ssl.SSLContext:
         cafile = env_file if env_file and os.path.isfile(env_file) else None
         capath = env_dir if env_dir and os.path.isdir(env_dir) else None
     if cafile is None and capath is None:
-        return shared_ssl_context()
+        return None
     try:
         return _ca_context(cafile, capath)
     except (OSError, ssl.SSLError) as exc:

@@ -244,12 +244,16 @@ class _GuardedBackend(AsyncioBackend):
 
 
 class PinnedTransport(PoolTransport):
-    """httpx's transport over a connection pool whose network backend is `_GuardedBackend`."""
+    """httpx's transport over connection pools whose network backend is `_GuardedBackend`;
+    `tls` makes the TLS context at the first https request (default: the shared one)."""
 
     def __init__(
-        self, guard: AddressGuard, limits: httpx.Limits, ssl_context: ssl.SSLContext | None = None
+        self,
+        guard: AddressGuard,
+        limits: httpx.Limits,
+        tls: Callable[[], ssl.SSLContext] = shared_ssl_context,
     ) -> None:
-        super().__init__(_GuardedBackend(guard), limits, ssl_context or shared_ssl_context())
+        super().__init__(_GuardedBackend(guard), limits, tls)
 
 
 class RoutedTransport(httpx.AsyncBaseTransport):

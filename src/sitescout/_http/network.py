@@ -26,7 +26,7 @@ import ipaddress
 import socket
 import ssl
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 import httpcore
@@ -309,20 +309,40 @@ class _ResponseStream(httpx.AsyncByteStream):
 
 
 class PoolTransport(httpx.AsyncBaseTransport):
-    """httpx's transport over an httpcore connection pool on `backend`."""
+    """httpx's transport over httpcore connection pools on `backend`: one for `http://`, one
+    for `https://` made at the first such request with the TLS context `tls` returns (loading
+    a CA bundle costs about 30 ms, which a walk of files or of a plain-HTTP site never needs)."""
 
     def __init__(
         self,
         backend: httpcore.AsyncNetworkBackend,
         limits: httpx.Limits,
-        ssl_context: ssl.SSLContext,
+        tls: Callable[[], ssl.SSLContext],
     ) -> None:
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
+        self._backend = backend
+        self._limits = limits
+        self._tls = tls
+        self._plain: httpcore.AsyncConnectionPool | None = None
+        self._secure: httpcore.AsyncConnectionPool | None = None
+
+    def _pool(self, scheme: bytes) -> httpcore.AsyncConnectionPool:
+        if scheme == b"http":
+            if self._plain is None:
+                # No TLS context: httpcore reads it only for an https origin, never sent here.
+                self._plain = self._new_pool(None)
+            return self._plain
+        if self._secure is None:
+            self._secure = self._new_pool(self._tls())
+        return self._secure
+
+    def _new_pool(self, context: ssl.SSLContext | None) -> httpcore.AsyncConnectionPool:
+        limits = self._limits
+        return httpcore.AsyncConnectionPool(
+            ssl_context=context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
-            network_backend=backend,
+            network_backend=self._backend,
         )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -339,8 +359,9 @@ class PoolTransport(httpx.AsyncBaseTransport):
             content=request.stream,
             extensions=request.extensions,
         )
+        pool = self._pool(request.url.raw_scheme)
         with _as_httpx_errors():
-            response = await self._pool.handle_async_request(core_request)
+            response = await pool.handle_async_request(core_request)
         assert isinstance(response.stream, AsyncIterable)
         return httpx.Response(
             status_code=response.status,
@@ -350,4 +371,6 @@ class PoolTransport(httpx.AsyncBaseTransport):
         )
 
     async def aclose(self) -> None:
-        await self._pool.aclose()
+        for pool in (self._plain, self._secure):
+            if pool is not None:
+                await pool.aclose()
