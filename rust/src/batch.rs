@@ -111,9 +111,14 @@ impl Rows {
     /// Keep the rows whose URL was not seen before (adding them); returns how many went.
     pub fn retain_new(&mut self, seen: &mut SeenSet) -> usize {
         let fresh = self.fresh(seen);
-        let mut keep = fresh.into_iter();
+        self.keep(fresh)
+    }
+
+    /// Keep the rows whose flag is set (one per row, in order); returns how many went.
+    fn keep(&mut self, flags: Vec<bool>) -> usize {
+        let mut flags = flags.into_iter();
         let before = self.0.len();
-        self.0.retain(|_| keep.next().unwrap_or(false));
+        self.0.retain(|_| flags.next().unwrap_or(false));
         before - self.0.len()
     }
 
@@ -191,10 +196,7 @@ impl Rows {
     ) -> (usize, Rows) {
         let fresh = self.fresh(seen);
         let alternates = self.alternates(seen, held);
-        let mut keep = fresh.into_iter();
-        let before = self.0.len();
-        self.0.retain(|_| keep.next().unwrap_or(false));
-        (before - self.0.len(), alternates)
+        (self.keep(fresh), alternates)
     }
 
     /// The hreflang alternates of these rows, as rows of their own, whose URL is neither in

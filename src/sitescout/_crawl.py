@@ -44,7 +44,7 @@ import math
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ._discover import read_robots
 from ._errors import (
@@ -389,9 +389,8 @@ class Crawler:
             fetcher = self._fetcher
             if fetcher is None:
                 guard = AddressGuard(self.start_url) if opts.ssrf_guard else None
-                lanes = self.config.per_host_for(opts.concurrency)
                 fetcher = Fetcher(
-                    replace(self.config, per_host=lanes),
+                    self.config.for_concurrency(opts.concurrency),
                     guard=guard,
                     accept=HTML_ACCEPT,
                     origin=self.start_url,

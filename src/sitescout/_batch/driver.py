@@ -21,7 +21,6 @@ from typing import Any
 
 from .._errors import UsageError
 from .._extras import require_pyarrow
-from .._http import DEFAULT_PER_HOST
 from .._locale import base_prefix, path_locale
 from .._project import lock_directory
 from .._signals import ctrl_c_ignored, ctrl_c_sets
@@ -236,8 +235,7 @@ class BatchRun:
         lanes: dict[str, deque[_Site]] = {}
         for s in todo:
             lanes.setdefault(host_of(s.line.url), deque()).append(s)
-        per_host = self.options.fetch.per_host or DEFAULT_PER_HOST
-        leaf_limit = max(1, min(self.options.concurrency, per_host))
+        leaf_limit = max(1, min(self.options.concurrency, self.options.fetch.host_limit))
         futures: dict[Any, tuple[str, _Site, Any]] = {}
         queue = self._as_completed(loop=client.loop)
 

@@ -104,11 +104,10 @@ async def _run(
         log.info("robots.txt asks for a longer Crawl-delay; using %g s", pacer.delay)
     gate = asyncio.Semaphore(options.concurrency)
     guard = AddressGuard(plan.url) if options.ssrf_guard else None
-    fetch = options.fetch
     # The pages of one site share its host: as many in flight as the concurrency, at most what
     # a walk may open.
-    per_host = fetch.per_host_for(min(options.concurrency, MAX_CONCURRENCY))
-    config = pacer.config(replace(fetch, retries=min(fetch.retries, 1), per_host=per_host))
+    fetch = options.fetch.for_concurrency(min(options.concurrency, MAX_CONCURRENCY))
+    config = pacer.config(replace(fetch, retries=min(fetch.retries, 1)))
 
     async def one(fetcher: Fetcher, renderer: Renderer | None, slug: str, url: str) -> None:
         if robots is not None and not robots.allowed(url):

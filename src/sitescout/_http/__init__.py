@@ -32,7 +32,6 @@ hands on the names the rest of sitescout imports.
 
 from .body import decode_into
 from .config import (
-    DEFAULT_PER_HOST,
     DEFAULT_USER_AGENT,
     EnvProxies,
     FetchConfig,
@@ -56,7 +55,6 @@ from .pace import MAX_CRAWL_DELAY, Pacer
 from .response import Conditional, Response
 
 __all__ = [
-    "DEFAULT_PER_HOST",
     "DEFAULT_USER_AGENT",
     "MAX_CRAWL_DELAY",
     "AddressGuard",

@@ -22,7 +22,7 @@ import math
 import os
 import ssl
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from urllib.parse import urlsplit
 
 import httpx
@@ -149,6 +149,16 @@ class FetchConfig:
         """Documents in flight per host for a caller that runs `concurrency` at once: that many,
         or `per_host` when it is set and lower."""
         return concurrency if self.per_host is None else min(concurrency, self.per_host)
+
+    def for_concurrency(self, concurrency: int) -> FetchConfig:
+        """This config for a caller that runs `concurrency` documents at once, on one host as on
+        many: its limit per host `per_host_for(concurrency)`."""
+        return replace(self, per_host=self.per_host_for(concurrency))
+
+    @property
+    def host_limit(self) -> int:
+        """Documents in flight per host: `per_host`, or `DEFAULT_PER_HOST` when it is unset."""
+        return self.per_host or DEFAULT_PER_HOST
 
     def __repr__(self) -> str:
         shown: list[str] = []

@@ -27,7 +27,7 @@ from .._local import LocalFiles
 from .._urls import is_http_url
 from .body import read_local
 from .client import build_client, proxy_for
-from .config import DEFAULT_PER_HOST, EnvProxies, FetchConfig
+from .config import EnvProxies, FetchConfig
 from .credentials import Credentials
 from .decode import Sink
 from .guard import AddressGuard
@@ -116,7 +116,7 @@ class Fetcher:
         host = urlsplit(url).netloc.lower()
         sem = self._hosts.get(host)
         if sem is None:
-            sem = self._hosts[host] = asyncio.Semaphore(self.config.per_host or DEFAULT_PER_HOST)
+            sem = self._hosts[host] = asyncio.Semaphore(self.config.host_limit)
         return sem
 
     async def fetch(

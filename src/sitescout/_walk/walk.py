@@ -191,11 +191,8 @@ class Walk:
         guard = AddressGuard(self.url) if opts.ssrf_guard else None
         root = self.url if self._local_root else opts.sitemap if self._local_sitemap else None
         local = LocalFiles(opts.maps, root=root)
-        # `concurrency` documents in flight, on one host as on many: the fetcher's own limit per
-        # host follows it unless `per_host` is set lower.
-        fetch = replace(opts.fetch, per_host=opts.fetch.per_host_for(opts.concurrency))
         async with Fetcher(
-            fetch,
+            opts.fetch.for_concurrency(opts.concurrency),
             guard=guard,
             origin=self.url,
             local=local if local else None,
