@@ -8,7 +8,7 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use crate::entry::Entry;
+use crate::entry::{Entry, Short};
 use crate::scope::{Lower, Place, Scope};
 use crate::seen::SeenSet;
 
@@ -52,19 +52,42 @@ pub struct Extra {
     pub sources: Vec<Source>,
 }
 
+/// What an hreflang alternate's row says of it: its language and the page that lists it
+/// (boxed: a page's row, nine in ten, has neither).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AlternateOf {
+    pub hreflang: Option<Short>,
+    pub page: Option<String>,
+}
+
 /// One inventory row: a page entry or, with `alternate_of` set, an hreflang alternate of one.
 #[derive(Debug, Clone)]
 pub struct Row {
     pub entry: Entry,
     pub sitemap: Arc<str>,
     pub depth: u32,
-    pub hreflang: Option<String>,
-    pub alternate_of: Option<String>,
     pub source: Source,
+    pub alternate: Option<Box<AlternateOf>>,
     pub extra: Option<Box<Extra>>,
 }
 
 impl Row {
+    pub fn hreflang(&self) -> Option<&str> {
+        self.alternate.as_ref().and_then(|a| a.hreflang.as_deref())
+    }
+
+    pub fn alternate_of(&self) -> Option<&str> {
+        self.alternate.as_ref().and_then(|a| a.page.as_deref())
+    }
+
+    /// `alternate` as a box only when it holds something.
+    pub fn alternate_box(
+        hreflang: Option<Short>,
+        page: Option<String>,
+    ) -> Option<Box<AlternateOf>> {
+        (hreflang.is_some() || page.is_some()).then(|| Box::new(AlternateOf { hreflang, page }))
+    }
+
     pub fn title(&self) -> Option<&str> {
         self.extra.as_ref().and_then(|x| x.title.as_deref())
     }
@@ -99,9 +122,8 @@ impl Rows {
                     entry,
                     sitemap: Arc::clone(&sitemap),
                     depth,
-                    hreflang: None,
-                    alternate_of: None,
                     source: Source::Sitemap,
+                    alternate: None,
                     extra: None,
                 })
                 .collect(),
@@ -180,9 +202,8 @@ impl Rows {
             },
             sitemap: Arc::from(sitemap),
             depth,
-            hreflang: None,
-            alternate_of: None,
             source,
+            alternate: None,
             extra: (extra != Extra::default()).then(|| Box::new(extra)),
         });
     }
@@ -202,31 +223,55 @@ impl Rows {
     /// The hreflang alternates of these rows, as rows of their own, whose URL is neither in
     /// `seen` (the pages, and the alternates handed on) nor in `held` (the alternates waiting);
     /// those returned are added to `held`.
+    ///
+    /// Whether each alternate is in `seen` is read in a loop of its own first, as in `fresh`:
+    /// each is a read of a large table that nearly always misses the cache.
     pub fn alternates(&self, seen: &SeenSet, held: &mut SeenSet) -> Rows {
+        let listed = || {
+            self.0
+                .iter()
+                .flat_map(|row| row.entry.alternates().iter().map(move |alt| (row, alt)))
+        };
+        let hashes: Vec<u64> = listed().map(|(_, alt)| seen.hash(&alt.url)).collect();
+        if hashes.is_empty() {
+            return Rows::default();
+        }
+        let known: Vec<bool> = hashes.iter().map(|&h| seen.contains_hash(h)).collect();
         let mut out = Vec::new();
-        for row in &self.0 {
-            for alt in &row.entry.alternates {
-                if !seen.contains(&alt.url) && held.add(&alt.url) {
-                    out.push(Row {
-                        entry: Entry {
-                            url: alt.url.clone(),
-                            ..Entry::default()
-                        },
-                        sitemap: Arc::clone(&row.sitemap),
-                        depth: row.depth,
-                        hreflang: Some(alt.hreflang.clone()),
-                        alternate_of: Some(row.entry.url.clone()),
-                        source: Source::Sitemap,
-                        extra: None,
-                    });
-                }
+        for ((row, alt), known) in listed().zip(known) {
+            if !known && held.add(&alt.url) {
+                out.push(Row {
+                    entry: Entry {
+                        url: alt.url.clone(),
+                        ..Entry::default()
+                    },
+                    sitemap: Arc::clone(&row.sitemap),
+                    depth: row.depth,
+                    source: Source::Sitemap,
+                    alternate: Some(Box::new(AlternateOf {
+                        hreflang: Some(Short::new(&alt.hreflang)),
+                        page: Some(row.entry.url.clone()),
+                    })),
+                    extra: None,
+                });
             }
         }
         Rows(out)
     }
 
+    /// Move every row of `other` to the end of these (`other` is left empty); into an empty
+    /// batch, the rows are not moved at all.
+    pub fn append(&mut self, other: &mut Rows) {
+        if self.0.is_empty() {
+            std::mem::swap(&mut self.0, &mut other.0);
+            other.0.clear();
+        } else {
+            self.0.append(&mut other.0);
+        }
+    }
+
     pub fn pages(&self) -> usize {
-        self.0.iter().filter(|r| r.alternate_of.is_none()).count()
+        self.0.iter().filter(|r| r.alternate_of().is_none()).count()
     }
 
     pub fn split_off(&mut self, at: usize) -> Rows {
@@ -394,6 +439,41 @@ pub fn py_float(out: &mut String, v: f64) {
         out.push_str(if v.is_sign_negative() { "-0.0" } else { "0.0" });
         return;
     }
+    if hundredths(out, v) {
+        return;
+    }
+    py_float_digits(out, v);
+}
+
+/// A priority is nearly always a tenth or a hundredth in 0..1, whose shortest digits are its
+/// own: written directly, where the general way formats the number twice. False (nothing
+/// written) for any other value.
+fn hundredths(out: &mut String, v: f64) -> bool {
+    let k = (v * 100.0).round();
+    // `k / 100.0` is the double nearest k/100, as is the one "0.kk" reads back as: equal, v is
+    // that number and "0.kk" (one digit fewer when k is a multiple of 10) is its repr.
+    if !(1.0..=100.0).contains(&k) || k / 100.0 != v {
+        return false;
+    }
+    let k = k as u8;
+    let digits = [b'0' + k / 10, b'0' + k % 10];
+    match k {
+        100 => out.push_str("1.0"),
+        _ if k.is_multiple_of(10) => {
+            out.push_str("0.");
+            out.push(char::from(digits[0]));
+        }
+        _ => {
+            out.push_str("0.");
+            out.push(char::from(digits[0]));
+            out.push(char::from(digits[1]));
+        }
+    }
+    true
+}
+
+/// `repr(float)` of a finite, non-zero value, by the shortest digits Rust finds.
+fn py_float_digits(out: &mut String, v: f64) {
     let sci = format!("{v:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
@@ -423,9 +503,9 @@ fn json_line(out: &mut String, row: &Row) {
     out.push_str(",\"changefreq\":");
     json_opt(out, e.changefreq.as_deref());
     out.push_str(",\"hreflang\":");
-    json_opt(out, row.alternate_of.as_ref().and(row.hreflang.as_deref()));
+    json_opt(out, row.alternate_of().and(row.hreflang()));
     out.push_str(",\"alternate_of\":");
-    json_opt(out, row.alternate_of.as_deref());
+    json_opt(out, row.alternate_of());
     out.push_str(",\"sitemap\":");
     json_str(out, &row.sitemap);
     out.push_str(",\"depth\":");
@@ -487,9 +567,9 @@ fn csv_row(out: &mut String, row: &Row) {
     out.push(',');
     csv_field(out, e.changefreq.as_deref().unwrap_or(""));
     out.push(',');
-    csv_field(out, row.hreflang.as_deref().unwrap_or(""));
+    csv_field(out, row.hreflang().unwrap_or(""));
     out.push(',');
-    csv_field(out, row.alternate_of.as_deref().unwrap_or(""));
+    csv_field(out, row.alternate_of().unwrap_or(""));
     out.push(',');
     csv_field(out, &row.sitemap);
     let _ = write!(out, ",{},{},", row.depth, row.source.as_str());
@@ -529,6 +609,40 @@ mod tests {
     }
 
     #[test]
+    fn tenths_and_hundredths_read_as_the_general_way_writes_them() {
+        for k in 0..=100u32 {
+            for v in [
+                f64::from(k) / 100.0,
+                f64::from(k) / 10.0,
+                f64::from(k) * 0.01,
+            ] {
+                let mut general = String::new();
+                if v == 0.0 {
+                    general.push_str("0.0");
+                } else {
+                    py_float_digits(&mut general, v);
+                }
+                assert_eq!(float(v), general, "{v:?}");
+            }
+        }
+        for v in [
+            0.015,
+            0.333,
+            1.01,
+            0.1 + 0.2,
+            0.994999,
+            0.995,
+            5.0,
+            100.0,
+            1e-7,
+        ] {
+            let mut general = String::new();
+            py_float_digits(&mut general, v);
+            assert_eq!(float(v), general, "{v:?}");
+        }
+    }
+
+    #[test]
     fn json_strings_escape_like_encode_basestring() {
         let mut s = String::new();
         json_str(&mut s, "a\"b\\c\n\u{1}é\u{7f}");
@@ -541,10 +655,13 @@ mod tests {
         let mut held = SeenSet::default();
         let mk = |u: &str| Entry {
             url: u.into(),
-            alternates: vec![crate::entry::Alternate {
-                hreflang: "de".into(),
-                url: format!("{u}/de"),
-            }],
+            more: Entry::boxed(crate::entry::More {
+                alternates: vec![crate::entry::Alternate {
+                    hreflang: "de".into(),
+                    url: format!("{u}/de"),
+                }],
+                ..crate::entry::More::default()
+            }),
             ..Entry::default()
         };
         let mut rows = Rows::from_document(vec![mk("a"), mk("b"), mk("a")], "s", 2);
@@ -552,7 +669,8 @@ mod tests {
         let alts = rows.alternates(&seen, &mut held);
         assert_eq!(alts.0.len(), 2);
         assert_eq!(alts.pages(), 0);
-        assert_eq!(alts.0[1].alternate_of.as_deref(), Some("b"));
+        assert_eq!(alts.0[1].alternate_of(), Some("b"));
+        assert_eq!(alts.0[1].hreflang(), Some("de"));
         assert_eq!(rows.alternates(&seen, &mut held).0.len(), 0);
         let mut again = Rows::from_document(vec![mk("a"), mk("c")], "s", 2);
         let (dropped, alts) = again.retain_new_with_alternates(&mut seen, &mut held);

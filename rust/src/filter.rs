@@ -202,7 +202,7 @@ mod tests {
                 .iter()
                 .map(|(u, l)| Entry {
                     url: (*u).to_owned(),
-                    lastmod: l.map(str::to_owned),
+                    lastmod: l.map(crate::entry::Short::new),
                     ..Entry::default()
                 })
                 .collect(),

@@ -117,17 +117,17 @@ pub fn report_counts(rows: &Rows) -> ReportCounts<'_> {
             _ => counts.sitemaps.add(&*row.sitemap),
         }
         previous = Some(&row.sitemap);
-        if row.alternate_of.is_some() {
-            counts.alternates.add(row.hreflang.as_deref());
+        if row.alternate_of().is_some() {
+            counts.alternates.add(row.hreflang());
             continue;
         }
-        if row.entry.alternates.is_empty() {
+        if row.entry.alternates().is_empty() {
             continue;
         }
         let group = group_key(row.entry.url.as_bytes(), 1);
         counts.declaring.add(group.clone());
         languages.clear();
-        for alternate in &row.entry.alternates {
+        for alternate in row.entry.alternates() {
             if !languages.contains(&alternate.hreflang.as_str()) {
                 languages.push(&alternate.hreflang);
                 counts.declared.add((group.clone(), &alternate.hreflang));
@@ -398,19 +398,22 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{Alternate, Entry};
+    use crate::entry::{Alternate, Entry, More, Short};
 
     fn entry(url: &str, lastmod: Option<&str>, hreflangs: &[&str]) -> Entry {
         Entry {
             url: url.to_string(),
-            lastmod: lastmod.map(str::to_string),
-            alternates: hreflangs
-                .iter()
-                .map(|h| Alternate {
-                    hreflang: h.to_string(),
-                    url: format!("https://x.com/{h}/"),
-                })
-                .collect(),
+            lastmod: lastmod.map(Short::new),
+            more: Entry::boxed(More {
+                alternates: hreflangs
+                    .iter()
+                    .map(|h| Alternate {
+                        hreflang: h.to_string(),
+                        url: format!("https://x.com/{h}/"),
+                    })
+                    .collect(),
+                ..More::default()
+            }),
             ..Entry::default()
         }
     }
@@ -552,8 +555,10 @@ mod tests {
             "https://x.com/s.xml",
             1,
         );
-        rows.0[1].alternate_of = Some("https://x.com/b/1".into());
-        rows.0[1].hreflang = Some("de".into());
+        rows.0[1].alternate = crate::batch::Row::alternate_box(
+            Some(Short::new("de")),
+            Some("https://x.com/b/1".into()),
+        );
         let counts = report_counts(&rows);
         assert_eq!(
             counts.lastmods.counts,

@@ -122,7 +122,12 @@ impl SeenSet {
     }
 
     pub fn contains(&self, key: &str) -> bool {
-        let h = self.hash(key);
+        self.contains_hash(self.hash(key))
+    }
+
+    /// Whether a hash made by `hash` is in the set.
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let h = hash.max(1);
         self.segments[Self::part(h)].contains(h)
     }
 

@@ -244,8 +244,7 @@ impl Batch {
     /// Move every row of `other` to the end of this batch.
     fn extend(&mut self, mut other: PyRefMut<'_, Batch>) -> PyResult<()> {
         super::guard("Batch.extend", || {
-            let rows = std::mem::take(&mut other.rows.0);
-            self.rows.0.extend(rows);
+            self.rows.append(&mut other.rows);
             Ok(())
         })
     }
@@ -401,13 +400,13 @@ impl Batch {
                     }
                 };
                 let e = &row.entry;
-                let alternates = tuple_of(&empty, &e.alternates, |a| {
+                let alternates = tuple_of(&empty, e.alternates(), |a| {
                     classes.alternate.call1((&a.hreflang, &a.url))
                 })?;
-                let images = tuple_of(&empty, &e.images, |i| {
+                let images = tuple_of(&empty, e.images(), |i| {
                     classes.image.call1((&i.loc, &i.title, &i.caption))
                 })?;
-                let videos = tuple_of(&empty, &e.videos, |v| {
+                let videos = tuple_of(&empty, e.videos(), |v| {
                     classes.video.call1((
                         &v.content_loc,
                         &v.player_loc,
@@ -416,7 +415,7 @@ impl Batch {
                         &v.description,
                     ))
                 })?;
-                let news = match &e.news {
+                let news = match e.news() {
                     None => py.None().into_bound(py),
                     Some(n) => classes.news.call1((
                         &n.title,
@@ -427,7 +426,7 @@ impl Batch {
                 };
                 let args = (
                     &e.url,
-                    &e.lastmod,
+                    e.lastmod.as_deref(),
                     e.priority,
                     e.changefreq.as_deref(),
                     alternates,
@@ -436,8 +435,8 @@ impl Batch {
                     news,
                     sm,
                     row.depth,
-                    &row.hreflang,
-                    &row.alternate_of,
+                    row.hreflang(),
+                    row.alternate_of(),
                 );
                 if row.source == Source::Sitemap && row.extra.is_none() {
                     out.push(classes.entry.call1(args)?);
@@ -562,12 +561,12 @@ fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
     let news = if news.is_none() {
         None
     } else {
-        Some(Box::new(entry::News {
+        Some(entry::News {
             title: news.getattr("title")?.extract()?,
             publication_date: news.getattr("publication_date")?.extract()?,
             language: news.getattr("language")?.extract()?,
             publication_name: news.getattr("publication_name")?.extract()?,
-        }))
+        })
     };
     let changefreq: Option<String> = get("changefreq")?.extract()?;
     let sources = get("sources")?
@@ -581,22 +580,28 @@ fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
         sources,
     };
     let sitemap: String = get("sitemap")?.extract()?;
+    let lastmod: Option<String> = get("lastmod")?.extract()?;
+    let hreflang: Option<String> = get("hreflang")?.extract()?;
     Ok(Row {
         entry: entry::Entry {
             url: get("url")?.extract()?,
-            lastmod: get("lastmod")?.extract()?,
+            lastmod: lastmod.map(entry::Short::from),
             priority: get("priority")?.extract()?,
             changefreq: changefreq.map(std::borrow::Cow::Owned),
-            alternates,
-            images,
-            videos,
-            news,
+            more: entry::Entry::boxed(entry::More {
+                alternates,
+                images,
+                videos,
+                news,
+            }),
         },
         sitemap: Arc::from(sitemap),
         depth: get("depth")?.extract()?,
-        hreflang: get("hreflang")?.extract()?,
-        alternate_of: get("alternate_of")?.extract()?,
         source: source_of(&get("source")?.extract::<String>()?)?,
+        alternate: Row::alternate_box(
+            hreflang.map(entry::Short::from),
+            get("alternate_of")?.extract()?,
+        ),
         extra: (extra != Extra::default()).then(|| Box::new(extra)),
     })
 }

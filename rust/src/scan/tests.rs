@@ -361,24 +361,24 @@ fn every_field() {
     assert_eq!(e.priority, None);
     assert_eq!(e.changefreq.as_deref(), None);
     assert_eq!(
-        e.alternates,
+        e.alternates(),
         [Alternate {
             hreflang: "de  x".into(),
             url: "http://a.com/de".into()
         }]
     );
     assert_eq!(
-        e.images,
+        e.images(),
         [Image {
             loc: "https://ex.com/i.png".into(),
             title: Some("T".into()),
             caption: None
         }]
     );
-    assert_eq!(e.videos.len(), 1);
-    assert_eq!(e.videos[0].title.as_deref(), Some("V"));
-    assert_eq!(e.videos[0].content_loc.as_deref(), Some("http://v/"));
-    let news = e.news.as_deref().unwrap();
+    assert_eq!(e.videos().len(), 1);
+    assert_eq!(e.videos()[0].title.as_deref(), Some("V"));
+    assert_eq!(e.videos()[0].content_loc.as_deref(), Some("http://v/"));
+    let news = e.news().unwrap();
     assert_eq!(news.title.as_deref(), Some("A"));
     assert_eq!(news.publication_name.as_deref(), Some("N"));
     assert_eq!(news.language.as_deref(), Some("en"));
@@ -556,7 +556,7 @@ fn several_locs_in_one_item_or_an_unclosed_item() {
     let r = scan(&doc);
     assert_eq!(urls_of(&r), ["http://a.com/1", "http://a.com/4"]);
     assert_eq!(r.entries[0].lastmod.as_deref(), Some("2020-01-02"));
-    assert_eq!(r.entries[0].alternates.len(), 1);
+    assert_eq!(r.entries[0].alternates().len(), 1);
     assert_eq!(
         mal(&r),
         [("http://a.com/2", EXTRA_URL), ("http://a.com/3", EXTRA_URL)]

@@ -2,6 +2,7 @@
 //! `changefreq`), each held to what the Python parser did.
 #![forbid(unsafe_code)]
 
+use crate::entry::Short;
 pub use crate::urls::{py_isspace as is_py_space, py_strip};
 
 /// The first `n` characters (Python's `s[:n]`).
@@ -97,6 +98,16 @@ pub fn plain_text(raw: &[u8]) -> Option<&str> {
         std::str::from_utf8(raw).ok()
     } else {
         None
+    }
+}
+
+/// Whether an attribute's raw value decodes (as `decode(raw, true)`) to `value`, without
+/// making the decoded string when the value is plain.
+pub fn attr_equals(raw: &[u8], value: &str) -> bool {
+    if is_plain(raw, true) && std::str::from_utf8(raw).is_ok() {
+        raw == value.as_bytes()
+    } else {
+        decode(raw, true).text == value
     }
 }
 
@@ -403,6 +414,19 @@ pub fn normalize_lastmod(raw: &str) -> Option<String> {
         return Some(value.to_owned());
     }
     Some(w3c(value).unwrap_or_else(|| value.to_owned()))
+}
+
+/// `normalize_lastmod` as a `Short`: a value already in its canonical form, as most are, is
+/// copied in place without an allocation.
+pub fn normalize_lastmod_short(raw: &str) -> Option<Short> {
+    let value = py_strip(raw);
+    if value.is_empty() {
+        return None;
+    }
+    if canonical(value) {
+        return Some(Short::new(value));
+    }
+    Some(w3c(value).map_or_else(|| Short::new(value), Short::from))
 }
 
 /// Python's `float(s)` for the values it accepts that can be in 0..1 (inf and nan never are, so
