@@ -995,3 +995,54 @@ fn declared_and_http_encodings() {
     assert!(r.damaged);
     assert_eq!(r.errors, ["bytes that are not Shift_JIS (read as U+FFFD)"]);
 }
+
+/// Fields written the plain way are read in one step when they lie whole in a chunk
+/// (`Xml::plain_field`); cut anywhere, or fed a byte at a time, they go the general way. Both
+/// must give the same result, errors and their positions included, for the plain forms and for
+/// every near miss the one step must leave to the general way.
+#[test]
+fn plain_fields_read_as_the_general_way_does() {
+    let items = [
+        "<url><loc>http://a.com/1</loc><lastmod>2020-01-02</lastmod><priority>0.5</priority><changefreq>daily</changefreq></url>",
+        "<url>\n  <loc> http://a.com/2 </loc>\n  <lastmod>2020-01-02T03:04Z</lastmod>\n</url>",
+        "<url><loc>http://a.com/3</loc><loc>http://a.com/extra</loc></url>",
+        "<url><loc>   </loc><loc>http://a.com/4</loc></url>",
+        "<url><loc></loc><lastmod></lastmod><priority></priority></url>",
+        "<url><loc>http://a.com/5?a=1&amp;b=2</loc></url>",
+        "<url><loc>http://a.com/6\r\n</loc><priority>2.0</priority><changefreq>often</changefreq></url>",
+        "<url><loc>http://a.com/7]]></loc></url>",
+        "<url><loc >http://a.com/8</loc ><lastmod\t>2021</lastmod></url>",
+        "<url><loc a='b'>http://a.com/9</loc></url>",
+        "<url><x:loc>http://a.com/10</x:loc><loc>http://a.com/10b</loc></url>",
+        "<url><loc>http://a.com/11</lastmod></url>",
+        "<url><loc>http://a.com/12<b/></loc></url>",
+        "<url><loc>http://a.com/\u{e9}13</loc></url>",
+        "<url><LOC>http://a.com/14</LOC><loc>http://a.com/14b</loc></url>",
+        "<url><image:image><loc>http://a.com/i.png</loc></image:image><loc>http://a.com/15</loc></url>",
+        "<url><news:news><loc>http://a.com/n</loc><news:title>T</news:title></news:news><loc>http://a.com/16</loc></url>",
+        "<url><loc>http://a.com/17</loc><url><loc>http://a.com/18</loc></url>",
+        "<url><priority>0.25</priority><loc>http://a.com/19</loc><lastmod>x</lastmod><lastmod>2022</lastmod></url>",
+        // Damage after a whole `<loc>`: the item is abandoned, its clean URL salvaged.
+        "<url><loc>http://a.com/20</loc><lastmod>2020</foo></url>",
+    ];
+    let doc = urlset(&items.concat());
+    assert_split_invariant(&doc);
+    let r = scan(&doc);
+    assert_eq!(r.entries[0].lastmod.as_deref(), Some("2020-01-02"));
+    assert_eq!(r.entries[0].priority, Some(0.5));
+    assert_eq!(r.entries[0].changefreq.as_deref(), Some("daily"));
+    assert_eq!(urls_of(&r)[1], "http://a.com/2");
+    let index = br#"<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://a.com/s1.xml</loc><lastmod>2020-01-02</lastmod><priority>0.5</priority></sitemap><sitemap>
+<loc>http://a.com/s2.xml</loc></sitemap></sitemapindex>"#;
+    assert_split_invariant(index);
+    assert_eq!(
+        scan(index).sitemaps,
+        ["http://a.com/s1.xml", "http://a.com/s2.xml"]
+    );
+    // Invalid UTF-8 in a value: left to the general way, which reports it.
+    let mut bad = urlset("<url><loc>http://a.com/x").to_vec();
+    let end = bad.len() - "</urlset>".len();
+    bad.truncate(end);
+    bad.extend_from_slice(b"\xff</loc></url></urlset>");
+    assert_split_invariant(&bad);
+}

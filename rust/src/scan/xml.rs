@@ -465,7 +465,10 @@ impl Xml {
                         self.text_brackets = 0;
                         self.at = i + k;
                         self.use_mark = false;
-                        self.open(data, i + k, out, idna)
+                        match self.plain_field(data, i + k, out) {
+                            Some(next) => next,
+                            None => self.open(data, i + k, out, idna),
+                        }
                     }
                 },
                 Lex::Open => self.open_cont(data, out, idna),
@@ -561,6 +564,73 @@ impl Xml {
                 i + 1
             }
         }
+    }
+
+    /// At a `<` in `data[i]`: a field of the open item written the plain way, whole in this
+    /// chunk (`<loc>TEXT</loc>`: no attribute, prefix, reference, carriage return, `>` or
+    /// space in the tags), read here in one step, with the effects the general way would have
+    /// (the item's `had_child`, the text delivered as a whole, clean value). That is nearly
+    /// every field of a big sitemap, and each was otherwise read as two tags through the
+    /// element stack. None: anything else, left to the general way, which reads it the same.
+    fn plain_field(&mut self, data: &[u8], i: usize, out: &mut Out) -> Option<usize> {
+        if self.collecting || !matches!(self.kind, Kind::Urlset | Kind::SitemapIndex) {
+            return None;
+        }
+        let top = self.frames.last()?;
+        if top.role != Role::Item || self.frames.len() + 1 >= MAX_DEPTH {
+            return None;
+        }
+        let in_news = self.items.last().is_none_or(|item| {
+            item.rare
+                .as_ref()
+                .is_some_and(|rare| rare.news_frame.is_some())
+        });
+        if in_news {
+            return None;
+        }
+        let rest = &data[i + 1..];
+        // The longest name taken, `changefreq`, and its `>`.
+        let close = memchr(b'>', &rest[..rest.len().min(11)])?;
+        let name = &rest[..close];
+        if name.is_empty() || !name.iter().all(u8::is_ascii_lowercase) {
+            return None;
+        }
+        let body = &rest[close + 1..];
+        let end = memchr(b'<', body)?;
+        let text = &body[..end];
+        let after = &body[end..];
+        // `</name>` right after: then the text is the element's whole content.
+        if after.len() < name.len() + 3
+            || after[1] != b'/'
+            || !same(&after[2..2 + name.len()], name)
+            || after[2 + name.len()] != b'>'
+        {
+            return None;
+        }
+        if text.is_empty()
+            || text.len() > MAX_VALUE
+            || text.iter().any(|&b| matches!(b, b'&' | b'\r' | b'>'))
+        {
+            return None;
+        }
+        let text = std::str::from_utf8(text).ok()?;
+        // Under an item, outside news, `role_of` only looks the name up.
+        let role = self.role_of(name);
+        if !matches!(
+            role,
+            Role::Loc | Role::Lastmod | Role::Priority | Role::Changefreq
+        ) {
+            return None;
+        }
+        if let Some(top) = self.frames.last_mut() {
+            top.had_child = true;
+        }
+        if role == Role::Loc {
+            self.deliver(role, Some(text.to_owned()), true, out);
+        } else if let Some(item) = self.items.last_mut() {
+            item.set_scalar(role, Some(text));
+        }
+        Some(i + 1 + close + 1 + end + name.len() + 3)
     }
 
     /// `carry` holds the start of markup that the previous chunk did not finish.
