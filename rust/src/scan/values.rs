@@ -2,6 +2,8 @@
 //! `changefreq`), each held to what the Python parser did.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
+
 use crate::entry::Short;
 pub use crate::urls::{py_isspace as is_py_space, py_strip};
 
@@ -406,27 +408,28 @@ fn w3c_in<'v>(s: &[u8], text: impl Fn(usize, usize) -> &'v str) -> Option<String
 /// `normalize_lastmod`: W3C datetime forms become ISO 8601 (`Z` → `+00:00`, seconds filled in);
 /// anything else comes back stripped; empty → None.
 pub fn normalize_lastmod(raw: &str) -> Option<String> {
-    let value = py_strip(raw);
-    if value.is_empty() {
-        return None;
-    }
-    if canonical(value) {
-        return Some(value.to_owned());
-    }
-    Some(w3c(value).unwrap_or_else(|| value.to_owned()))
+    normalized_lastmod(raw).map(Cow::into_owned)
 }
 
 /// `normalize_lastmod` as a `Short`: a value already in its canonical form, as most are, is
 /// copied in place without an allocation.
 pub fn normalize_lastmod_short(raw: &str) -> Option<Short> {
+    normalized_lastmod(raw).map(|value| match value {
+        Cow::Borrowed(value) => Short::new(value),
+        Cow::Owned(value) => Short::from(value),
+    })
+}
+
+/// The rule of both: the stripped value, borrowed when it is canonical or no W3C form.
+fn normalized_lastmod(raw: &str) -> Option<Cow<'_, str>> {
     let value = py_strip(raw);
     if value.is_empty() {
         return None;
     }
     if canonical(value) {
-        return Some(Short::new(value));
+        return Some(Cow::Borrowed(value));
     }
-    Some(w3c(value).map_or_else(|| Short::new(value), Short::from))
+    Some(w3c(value).map_or(Cow::Borrowed(value), Cow::Owned))
 }
 
 /// Python's `float(s)` for the values it accepts that can be in 0..1 (inf and nan never are, so
