@@ -1046,3 +1046,20 @@ fn plain_fields_read_as_the_general_way_does() {
     bad.extend_from_slice(b"\xff</loc></url></urlset>");
     assert_split_invariant(&bad);
 }
+
+/// The last prefix looked up is remembered until a declaration enters or leaves scope: a
+/// prefix declared in between, and one gone out of scope since, are each read anew.
+#[test]
+fn a_remembered_prefix_follows_declarations_in_and_out_of_scope() {
+    let doc =
+        urlset("<url><p:x/><e xmlns:p='u:p'><p:x/><p:x/></e><p:x/><loc>http://a.com/1</loc></url>");
+    let undeclared = |r: &Result| {
+        r.errors
+            .iter()
+            .filter(|e| e.ends_with("namespace prefix not declared"))
+            .count()
+    };
+    let r = scan(&doc);
+    assert_eq!(undeclared(&r), 2, "{:?}", r.errors);
+    assert_split_invariant(&doc);
+}

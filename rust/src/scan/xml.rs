@@ -318,6 +318,11 @@ pub struct Xml {
     /// How many in-scope declarations name each prefix: whether one is declared is one lookup,
     /// not a scan of every declaration in scope (up to 256 per element, 256 elements deep).
     ns_count: HashMap<Vec<u8>, u32>,
+    /// The last prefix looked up in `ns_count` and whether it was declared, until a
+    /// declaration enters or leaves scope: a document's prefixed tags nearly all repeat the
+    /// one before (`xhtml:link`, or a hostile run of one undeclared prefix), and the keyed
+    /// hash of each lookup was a third of such a run's cost.
+    last_prefix: Option<(Vec<u8>, bool)>,
     root_seen: bool,
     root_closed: bool,
     extra_reported: bool,
@@ -365,6 +370,7 @@ impl Xml {
             ns: Vec::new(),
             ns_ends: Vec::new(),
             ns_count: HashMap::new(),
+            last_prefix: None,
             root_seen: false,
             root_closed: false,
             extra_reported: false,
@@ -1076,8 +1082,21 @@ impl Xml {
             .is_some_and(|a| values::attr_equals(&t[a[2] as usize..a[3] as usize], value))
     }
 
-    fn declared(&self, prefix: &[u8]) -> bool {
-        prefix == b"xml" || self.ns_count.contains_key(prefix)
+    fn declared(&mut self, prefix: &[u8]) -> bool {
+        if prefix == b"xml" {
+            return true;
+        }
+        if let Some((last, answer)) = &self.last_prefix {
+            if same(last, prefix) {
+                return *answer;
+            }
+        }
+        let answer = self.ns_count.contains_key(prefix);
+        let mut last = self.last_prefix.take().map(|(v, _)| v).unwrap_or_default();
+        last.clear();
+        last.extend_from_slice(prefix);
+        self.last_prefix = Some((last, answer));
+        answer
     }
 
     fn start_tag(
@@ -1131,6 +1150,7 @@ impl Xml {
                 self.ns.extend_from_slice(prefix);
                 self.ns_ends.push(self.ns.len() as u32);
                 *self.ns_count.entry(prefix.to_vec()).or_insert(0) += 1;
+                self.last_prefix = None;
             }
         }
         if !prefix.is_empty() && !self.declared(prefix) {
@@ -1337,6 +1357,7 @@ impl Xml {
         self.names.truncate(frame.name_start as usize);
         let mark = frame.ns_mark as usize;
         if mark < self.ns_ends.len() {
+            self.last_prefix = None;
             let first = if mark == 0 {
                 0
             } else {
