@@ -8,7 +8,7 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use crate::entry::{Entry, Short};
+use crate::entry::{boxed_if_any, Entry, Short};
 use crate::scope::{Lower, Place, Scope};
 use crate::seen::SeenSet;
 
@@ -78,14 +78,6 @@ impl Row {
 
     pub fn alternate_of(&self) -> Option<&str> {
         self.alternate.as_ref().and_then(|a| a.page.as_deref())
-    }
-
-    /// `alternate` as a box only when it holds something.
-    pub fn alternate_box(
-        hreflang: Option<Short>,
-        page: Option<String>,
-    ) -> Option<Box<AlternateOf>> {
-        (hreflang.is_some() || page.is_some()).then(|| Box::new(AlternateOf { hreflang, page }))
     }
 
     pub fn title(&self) -> Option<&str> {
@@ -204,7 +196,7 @@ impl Rows {
             depth,
             source,
             alternate: None,
-            extra: (extra != Extra::default()).then(|| Box::new(extra)),
+            extra: boxed_if_any(extra),
         });
     }
 
@@ -456,17 +448,13 @@ fn hundredths(out: &mut String, v: f64) -> bool {
         return false;
     }
     let k = k as u8;
-    let digits = [b'0' + k / 10, b'0' + k % 10];
-    match k {
-        100 => out.push_str("1.0"),
-        _ if k.is_multiple_of(10) => {
-            out.push_str("0.");
-            out.push(char::from(digits[0]));
-        }
-        _ => {
-            out.push_str("0.");
-            out.push(char::from(digits[0]));
-            out.push(char::from(digits[1]));
+    if k == 100 {
+        out.push_str("1.0");
+    } else {
+        out.push_str("0.");
+        out.push(char::from(b'0' + k / 10));
+        if !k.is_multiple_of(10) {
+            out.push(char::from(b'0' + k % 10));
         }
     }
     true
@@ -655,7 +643,7 @@ mod tests {
         let mut held = SeenSet::default();
         let mk = |u: &str| Entry {
             url: u.into(),
-            more: Entry::boxed(crate::entry::More {
+            more: boxed_if_any(crate::entry::More {
                 alternates: vec![crate::entry::Alternate {
                     hreflang: "de".into(),
                     url: format!("{u}/de"),

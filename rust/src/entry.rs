@@ -150,11 +150,12 @@ impl Entry {
     pub fn news(&self) -> Option<&News> {
         self.more.as_ref().and_then(|m| m.news.as_ref())
     }
+}
 
-    /// `more` as a box only when it holds something.
-    pub fn boxed(more: More) -> Option<Box<More>> {
-        (more != More::default()).then(|| Box::new(more))
-    }
+/// `value` boxed only when it holds something: what most entries and rows lack (`More`, an
+/// alternate's `AlternateOf`, a crawled row's `Extra`) costs them one empty pointer.
+pub fn boxed_if_any<T: Default + PartialEq>(value: T) -> Option<Box<T>> {
+    (value != T::default()).then(|| Box::new(value))
 }
 
 /// A value that could not be used, with why (the reasons are fixed strings users see).

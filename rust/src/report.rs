@@ -398,13 +398,13 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{Alternate, Entry, More, Short};
+    use crate::entry::{boxed_if_any, Alternate, Entry, More, Short};
 
     fn entry(url: &str, lastmod: Option<&str>, hreflangs: &[&str]) -> Entry {
         Entry {
             url: url.to_string(),
             lastmod: lastmod.map(Short::new),
-            more: Entry::boxed(More {
+            more: boxed_if_any(More {
                 alternates: hreflangs
                     .iter()
                     .map(|h| Alternate {
@@ -555,10 +555,10 @@ mod tests {
             "https://x.com/s.xml",
             1,
         );
-        rows.0[1].alternate = crate::batch::Row::alternate_box(
-            Some(Short::new("de")),
-            Some("https://x.com/b/1".into()),
-        );
+        rows.0[1].alternate = boxed_if_any(crate::batch::AlternateOf {
+            hreflang: Some(Short::new("de")),
+            page: Some("https://x.com/b/1".into()),
+        });
         let counts = report_counts(&rows);
         assert_eq!(
             counts.lastmods.counts,

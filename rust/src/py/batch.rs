@@ -588,7 +588,7 @@ fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
             lastmod: lastmod.map(entry::Short::from),
             priority: get("priority")?.extract()?,
             changefreq: changefreq.map(std::borrow::Cow::Owned),
-            more: entry::Entry::boxed(entry::More {
+            more: entry::boxed_if_any(entry::More {
                 alternates,
                 images,
                 videos,
@@ -598,11 +598,11 @@ fn row_of(obj: &Bound<'_, PyAny>) -> PyResult<Row> {
         sitemap: Arc::from(sitemap),
         depth: get("depth")?.extract()?,
         source: source_of(&get("source")?.extract::<String>()?)?,
-        alternate: Row::alternate_box(
-            hreflang.map(entry::Short::from),
-            get("alternate_of")?.extract()?,
-        ),
-        extra: (extra != Extra::default()).then(|| Box::new(extra)),
+        alternate: entry::boxed_if_any(batch::AlternateOf {
+            hreflang: hreflang.map(entry::Short::from),
+            page: get("alternate_of")?.extract()?,
+        }),
+        extra: entry::boxed_if_any(extra),
     })
 }
 

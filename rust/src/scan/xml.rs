@@ -34,7 +34,7 @@ use memchr::{memchr, memchr2};
 use super::rfc822::normalize_rfc822;
 use super::values::{self, cut_chars, decode, plain_text, py_strip};
 use super::{Kind, Out};
-use crate::entry::{Alternate, Entry, Image, More, News, Short, Video};
+use crate::entry::{boxed_if_any, Alternate, Entry, Image, More, News, Short, Video};
 use crate::urls::{self, Idna};
 
 /// libxml2's default limit: deeper documents are hostile, not sitemaps.
@@ -1064,22 +1064,22 @@ impl Xml {
         }
     }
 
-    fn attr(&self, t: &[u8], name: &[u8]) -> Option<String> {
+    /// The raw value of attribute `name` of the tag `t` (as `parse_attrs` found it).
+    fn attr_raw<'t>(&self, t: &'t [u8], name: &[u8]) -> Option<&'t [u8]> {
         self.attrs
             .iter()
             .find(|a| &t[a[0] as usize..a[1] as usize] == name)
-            .map(|a| {
-                let raw = &t[a[2] as usize..a[3] as usize];
-                decode(raw, true).text
-            })
+            .map(|a| &t[a[2] as usize..a[3] as usize])
+    }
+
+    fn attr(&self, t: &[u8], name: &[u8]) -> Option<String> {
+        self.attr_raw(t, name).map(|raw| decode(raw, true).text)
     }
 
     /// Whether attribute `name` is there and its value is `value` (`attr(..) == Some(value)`).
     fn attr_is(&self, t: &[u8], name: &[u8], value: &str) -> bool {
-        self.attrs
-            .iter()
-            .find(|a| &t[a[0] as usize..a[1] as usize] == name)
-            .is_some_and(|a| values::attr_equals(&t[a[2] as usize..a[3] as usize], value))
+        self.attr_raw(t, name)
+            .is_some_and(|raw| values::attr_equals(raw, value))
     }
 
     fn declared(&mut self, prefix: &[u8]) -> bool {
@@ -1566,20 +1566,12 @@ impl Xml {
                     }
                 }
                 if let Some(url) = out.resolve(item.loc.flatten(), true, idna) {
-                    let more = if alternates.is_empty()
-                        && images.is_empty()
-                        && videos.is_empty()
-                        && news.is_none()
-                    {
-                        None
-                    } else {
-                        Some(Box::new(More {
-                            alternates,
-                            images,
-                            videos,
-                            news,
-                        }))
-                    };
+                    let more = boxed_if_any(More {
+                        alternates,
+                        images,
+                        videos,
+                        news,
+                    });
                     out.entries.push(Entry {
                         url,
                         lastmod: item.lastmod,
