@@ -14,6 +14,7 @@ import pytest
 
 from sitescout._http.config import shared_ssl_context
 from sitescout._http.failure import connect_failure, refused
+from sitescout._http.guard import RoutedTransport
 from sitescout._http.network import _PAUSE_ABOVE, AsyncioBackend, PoolTransport
 
 # One read of asyncio's socket transport takes at most this much.
@@ -208,3 +209,39 @@ async def test_the_tls_context_is_made_at_the_first_https_request() -> None:
         with pytest.raises(httpx.ConnectError):
             await client.get(f"https://127.0.0.1:{_free_port()}/")
     assert made == [1]  # once, for the pool of https connections
+
+
+async def test_a_proxy_route_makes_the_tls_context_only_for_a_proxied_request() -> None:
+    """With a proxy configured (or in the environment), requests that go direct still make no
+    TLS context; the first one through a proxy does."""
+    made: list[int] = []
+
+    def tls() -> ssl.SSLContext:
+        made.append(1)
+        return shared_ssl_context()
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while await _request(reader):
+            writer.write(_answer(b"plain"))
+            await writer.drain()
+
+    proxy = f"http://127.0.0.1:{_free_port()}"  # nothing listens: the proxied request fails
+
+    def route(url: str) -> str | None:
+        return proxy if "/via-proxy" in url else None
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=8)
+    transport = RoutedTransport(
+        PoolTransport(AsyncioBackend(), limits, tls), route, None, tls, limits
+    )
+    async with (
+        httpx.AsyncClient(transport=transport, timeout=5.0) as client,
+        asyncio.timeout(10),
+        _Server(answer) as url,
+    ):
+        for _ in range(3):
+            assert (await client.get(url + "/")).content == b"plain"
+        assert made == []
+        with pytest.raises(httpx.ConnectError):
+            await client.get(url + "/via-proxy")
+    assert made == [1]

@@ -85,7 +85,7 @@ def _transport_for(
         direct = PoolTransport(AsyncioBackend(), limits, tls)
     if config.proxy is None and not env_proxies:
         return direct
-    return RoutedTransport(direct, route, guard, tls(), limits)
+    return RoutedTransport(direct, route, guard, tls, limits)
 
 
 async def check_location(response: httpx.Response) -> None:

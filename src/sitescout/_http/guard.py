@@ -269,13 +269,13 @@ class RoutedTransport(httpx.AsyncBaseTransport):
         direct: httpx.AsyncBaseTransport,
         proxy_for: Callable[[str], str | None],
         guard: AddressGuard | None,
-        ssl_context: ssl.SSLContext,
+        tls: Callable[[], ssl.SSLContext],
         limits: httpx.Limits,
     ) -> None:
         self._direct = direct
         self._proxy_for = proxy_for
         self._guard = guard
-        self._ssl = ssl_context
+        self._tls = tls  # called when the first proxy's transport is made, as the direct pools do
         self._limits = limits
         self._proxied: dict[str, httpx.AsyncHTTPTransport] = {}
 
@@ -290,7 +290,7 @@ class RoutedTransport(httpx.AsyncBaseTransport):
         transport = self._proxied.get(proxy)
         if transport is None:
             transport = self._proxied[proxy] = httpx.AsyncHTTPTransport(
-                proxy=httpx.Proxy(proxy), verify=self._ssl, limits=self._limits, trust_env=False
+                proxy=httpx.Proxy(proxy), verify=self._tls(), limits=self._limits, trust_env=False
             )
         return await transport.handle_async_request(request)
 
