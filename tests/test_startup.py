@@ -134,6 +134,22 @@ def test_a_walk_loads_neither_the_extraction_nor_the_crawl(tmp_path: Path) -> No
     # httpx's own command line, and what it loads whenever click is installed.
     assert "httpx" in loaded
     assert sorted(loaded & {"click", "pygments"}) == []
+    # A quiet walk that goes well prints nothing on stderr: rich's console is not loaded.
+    assert sorted(name for name in loaded if name.partition(".")[0] == "rich") == []
+
+
+def test_a_quiet_walk_still_says_what_went_wrong(tmp_path: Path) -> None:
+    """The stderr console is made on first use: an error still reaches stderr."""
+    proc = subprocess.run(
+        [str(SITESCOUT), "urls", str(tmp_path / "missing.xml"), "-q"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "error: no such file" in proc.stderr
 
 
 def test_the_program_freezes_what_its_imports_built(tmp_path: Path) -> None:
@@ -143,7 +159,10 @@ def test_the_program_freezes_what_its_imports_built(tmp_path: Path) -> None:
         "<url><loc>https://example.com/a</loc></url></urlset>"
     )
     code = run_main("urls", str(sitemap), "-q", "-o", str(tmp_path / "out.txt"))
-    check = "import gc\nassert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
+    check = (
+        "import gc\nassert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
+        "assert gc.isenabled()  # off while the imports ran, on again for the run\n"
+    )
     loaded = loaded_after(code + check)
     assert "sitescout._walk" in loaded
 

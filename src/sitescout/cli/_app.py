@@ -12,14 +12,16 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import typer
-from rich.console import Console
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..__about__ import __version__
 from .._errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
 
@@ -104,7 +106,29 @@ app = _Typer(
     no_args_is_help=True,
     help="Find every page a website has, fast and safely, and the few that show its shape.",
 )
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class _Stderr:
+    """The stderr console, made on first use: rich's console costs about 0.03 s to load, and a
+    quiet run that goes well prints nothing."""
+
+    _console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(stderr_console(), name)
+
+
+def stderr_console() -> Console:
+    """The console behind `err` (for what needs the object itself, such as a progress display)."""
+    made = _Stderr._console
+    if made is None:
+        from rich.console import Console
+
+        made = _Stderr._console = Console(stderr=True, highlight=False, soft_wrap=True)
+    return made
+
+
+err = cast("Console", _Stderr())
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
 

@@ -10,8 +10,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from .._core import Batch
 from .._models import WalkReport
 from ._app import (
@@ -44,19 +42,6 @@ def drain(walk: Walk, consume: Callable[[Batch], None], *, progress: bool) -> No
         except KeyboardInterrupt:
             walk.report.mark_partial("interrupted")
     tally.settle(walk.report)
-
-
-class _StdoutConsole(Console):
-    def on_broken_pipe(self) -> None:
-        """A closed stdout is the reader's choice (`| head`): the command ends quietly, exit 0
-        (see `_Command.invoke`), not with rich's own exit 1."""
-        self.quiet = True
-        raise BrokenPipeError
-
-
-def stdout_console() -> Console:
-    """Tables on stdout: no highlighting, no wrapping (a pipe gets whole rows)."""
-    return _StdoutConsole(highlight=False, soft_wrap=False)
 
 
 # -- output --------------------------------------------------------------------------------

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ._output import stdout_console
-
 _UNBOUNDED = 1 << 20  # columns wide enough for any cell: the table's natural widths
+
+
+class _StdoutConsole(Console):
+    def on_broken_pipe(self) -> None:
+        """A closed stdout is the reader's choice (`| head`): the command ends quietly, exit 0
+        (see `_Command.invoke`), not with rich's own exit 1."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def stdout_console() -> Console:
+    """Tables on stdout: no highlighting, no wrapping (a pipe gets whole rows)."""
+    return _StdoutConsole(highlight=False, soft_wrap=False)
 
 
 def print_table(table: Table, *, shrinking: int, least: int) -> None:

@@ -24,6 +24,7 @@ from ._app import (
     app,
     err,
     setup_logging,
+    stderr_console,
     usage_error,
 )
 from ._flags import (
@@ -49,7 +50,7 @@ class _Progress:
             Progress(
                 TextColumn("{task.description}"),
                 TimeElapsedColumn(),
-                console=err,
+                console=stderr_console(),
                 transient=True,
             )
             if show and err.is_terminal
