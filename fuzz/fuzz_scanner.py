@@ -26,8 +26,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import atheris
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
@@ -53,14 +51,27 @@ def _load_core() -> Any:
     return module
 
 
-# Coverage comes from the Rust code (an instrumented build); instrumenting the Python around it
-# would only add edges of the harness itself. SITESCOUT_FUZZ_PY=1 instruments the harness and
-# its helpers anyway, for a run against an uninstrumented build.
-with atheris.instrument_imports() if os.environ.get("SITESCOUT_FUZZ_PY") == "1" else _nothing():
-    import sitescout  # noqa: F401  (the package first: the extension is its submodule)
+def _instrumented() -> contextlib.AbstractContextManager[Any]:
+    """Coverage comes from the Rust code (an instrumented build); instrumenting the Python around
+    it would only add edges of the harness itself. SITESCOUT_FUZZ_PY=1 instruments the harness
+    and its helpers anyway, for a run against an uninstrumented build."""
+    if os.environ.get("SITESCOUT_FUZZ_PY") != "1":
+        return _nothing()
+    import atheris
+
+    return atheris.instrument_imports()
+
+
+with _instrumented():
+    import sitescout  # the package first: the extension is its submodule
 
     CORE = _load_core()
     from tests.reference import compare
+
+    # The parser hands the entry classes to the core `Batch.entries()` builds: imported after
+    # the build to fuzz is in place, so that it is the one they are registered with (`import
+    # sitescout` alone loads no submodule).
+    import sitescout._parse  # noqa: F401
 
 URL = compare.DOC_URL
 PANIC = "internal error in the sitemap scanner"
@@ -101,6 +112,8 @@ def read(data: bytes, plan: list[int] | None, *, truncated: bool, drain: bool) -
 
 
 def test_one_input(raw: bytes) -> None:
+    import atheris  # only the fuzzer's input decoding needs it: the tests replay `check`
+
     fdp = atheris.FuzzedDataProvider(raw)
     truncated = fdp.ConsumeBool()
     n_sizes = fdp.ConsumeIntInRange(0, 8)
@@ -113,6 +126,12 @@ def test_one_input(raw: bytes) -> None:
         plan.append(size)
         left -= size
         k += 1
+    check(data, plan, truncated=truncated)
+
+
+def check(data: bytes, plan: list[int], *, truncated: bool) -> None:
+    """Read `data` whole, in the chunks of `plan` (taking results between them) and a byte at a
+    time (up to 4 KiB); any difference, escaping exception or recorded panic is a failure."""
     whole = read(data, None, truncated=truncated, drain=False)
     if plan:
         chunked = read(data, plan, truncated=truncated, drain=True)
@@ -129,6 +148,8 @@ def test_one_input(raw: bytes) -> None:
 
 
 def main() -> None:
+    import atheris
+
     atheris.Setup(sys.argv, test_one_input)
     atheris.Fuzz()
 

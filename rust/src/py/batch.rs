@@ -65,7 +65,9 @@ struct Classes<'py> {
 impl<'py> Classes<'py> {
     fn load(py: Python<'py>) -> PyResult<Self> {
         let models = MODELS.get(py).ok_or_else(|| {
-            PyRuntimeError::new_err("the entry classes are not registered (import sitescout)")
+            PyRuntimeError::new_err(
+                "the entry classes are not registered (importing sitescout._parse registers them)",
+            )
         })?;
         Ok(Classes {
             entry: models.entry.bind(py).clone(),
