@@ -1675,6 +1675,12 @@ _LOC_CLOSE = re.compile(rb"</(?:[A-Za-z_][\w.-]*:)?loc\s*>")
 _COMMENT_OR_PI = re.compile(rb"<!--.*?-->|<\?.*?\?>", re.S)
 _CDATA = re.compile(rb"<!\[CDATA\[(.*?)\]\]>", re.S)
 _REF = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
+# What a text holds besides characters: comments, CDATA sections and processing instructions
+# (each to its end, or to the end of the text when it has none), and a tag that starts an
+# element (the only match one byte long).
+_MARKUP_OR_CHILD = re.compile(
+    rb"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)|<\?.*?(?:\?>|\Z)|<(?![!?/])", re.S
+)
 _CONTROL_BYTES = bytes(range(0, 9)) + b"\x0b\x0c" + bytes(range(14, 32))
 
 
@@ -1690,20 +1696,34 @@ def loc_values(data: bytes, window: int = 50) -> set[str]:
             k += 1
         # CDATA can hide end tags, so an open before the previous close may be the one.
         for start in opens[max(0, k - window) : k]:
-            raw = data[start : close.start()].translate(None, _CONTROL_BYTES)
-            for errors in ("replace", "ignore"):
-                for keep in (True, False):
-                    out.add(_xml_text(raw, errors, keep_invalid=keep))
-            for variant in _byte_variants(raw):
+            whole = data[start : close.start()].translate(None, _CONTROL_BYTES)
+            # A `<loc>` holding an element reads as its text before that element (as
+            # ElementTree's `.text` does, and the reference reader with it).
+            head = _text_before_child(whole)
+            for raw in (whole,) if head is None else (whole, head):
                 for errors in ("replace", "ignore"):
-                    text = variant.decode("utf-8", errors).replace("\r\n", "\n").replace("\r", "\n")
-                    out.add(_unref(text))
-                    out.add(_unref(text, keep_invalid=False))
-                    out.add(text)
+                    for keep in (True, False):
+                        out.add(_xml_text(raw, errors, keep_invalid=keep))
+                for variant in _byte_variants(raw):
+                    for errors in ("replace", "ignore"):
+                        text = variant.decode("utf-8", errors)
+                        text = text.replace("\r\n", "\n").replace("\r", "\n")
+                        out.add(_unref(text))
+                        out.add(_unref(text, keep_invalid=False))
+                        out.add(text)
     return out
 
 
 _MARKUP_IN_TEXT = re.compile(rb"<!\[CDATA\[(.*?)\]\]>|<!--.*?-->|<\?.*?\?>", re.S)
+
+
+def _text_before_child(raw: bytes) -> bytes | None:
+    """`raw` up to the first element it holds (None when it holds none): what a `<loc>` with
+    a child reads as (ElementTree's `.text`, and the reference reader's)."""
+    for m in _MARKUP_OR_CHILD.finditer(raw):
+        if m.end() - m.start() == 1:
+            return raw[: m.start()]
+    return None
 
 
 def invented_urls(urls: Iterable[str], data: bytes, url: str, family: str) -> list[str]:
