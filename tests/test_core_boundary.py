@@ -10,10 +10,12 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
 from sitescout import normalize_url
+from sitescout._core import Batch, Scanner
 from sitescout._parse import SitemapParser
 
 
@@ -100,6 +102,68 @@ def test_the_cores_whitespace_is_the_interpreters() -> None:
     assert not differ, f"the core's whitespace differs from this Python's at {differ[:20]}"
 
 
+def ticks_during(work: Callable[[], object]) -> tuple[list[float], float, float]:
+    """The ticks of a thread ticking every millisecond while `work` runs, and when it ran."""
+    ticks: list[float] = []
+    done = threading.Event()
+
+    def tick() -> None:
+        deadline = time.monotonic() + 120
+        while not done.is_set() and time.monotonic() < deadline:  # bounded in time
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    time.sleep(0.05)
+    start = time.monotonic()
+    work()
+    end = time.monotonic()
+    done.set()
+    ticker.join(5)
+    return ticks, start, end
+
+
+@pytest.fixture(scope="module")
+def many_rows() -> Batch:
+    """200,000 rows, each with a lastmod and two hreflang alternates: enough work for the
+    counting calls to last tens of milliseconds each."""
+    body = (
+        b"<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'"
+        b" xmlns:xhtml='http://www.w3.org/1999/xhtml'>"
+        + b"".join(
+            b"<url><loc>https://x.example/s%d/p/%d-login</loc><lastmod>2024-%02d-02</lastmod>"
+            b"<xhtml:link rel='alternate' hreflang='de' href='https://x.example/de/p/%d'/>"
+            b"<xhtml:link rel='alternate' hreflang='fr-%d' href='https://x.example/fr/p/%d'/>"
+            b"</url>" % (i % 500, i, i % 12 + 1, i, i % 50, i)
+            for i in range(200_000)
+        )
+        + b"</urlset>"
+    )
+    scanner = Scanner("https://x.example/sitemap.xml")
+    scanner.feed(body)
+    batch, _, _ = scanner.take()
+    assert len(batch) == 200_000
+    return batch
+
+
+@pytest.mark.parametrize("count", ["report_urls", "report_counts", "path_groups"])
+def test_the_report_counting_lets_other_threads_run(count: str, many_rows: Batch) -> None:
+    """The report's and the groups' counting release the interpreter's lock like the scanner:
+    a ticking thread ticks in the middle of one call."""
+    from sitescout._report import _RULES
+
+    calls: dict[str, Callable[[], object]] = {
+        "report_urls": lambda: many_rows.report_urls(_RULES),
+        "report_counts": many_rows.report_counts,
+        "path_groups": lambda: many_rows.path_groups(2, 10),
+    }
+    ticks, start, end = ticks_during(calls[count])
+    third = (end - start) / 3
+    middle = [t for t in ticks if start + third < t < end - third]
+    assert middle, f"no tick during {end - start:.3f} s of {count}"
+
+
 def test_the_scanner_lets_other_threads_run_while_it_scans() -> None:
     """`Scanner.feed` releases the interpreter's lock (Dask's other threads, the event loop's
     executor keep running): a thread that ticks every millisecond ticks in the middle of one
@@ -113,26 +177,8 @@ def test_the_scanner_lets_other_threads_run_while_it_scans() -> None:
         )
         + b"</urlset>"
     )
-    ticks: list[float] = []
-    done = threading.Event()
-
-    def tick() -> None:
-        deadline = time.monotonic() + 120
-        while not done.is_set() and time.monotonic() < deadline:  # bounded in time
-            ticks.append(time.monotonic())
-            time.sleep(0.001)
-
-    ticker = threading.Thread(target=tick, daemon=True)
-    ticker.start()
-    time.sleep(0.05)
-    from sitescout._core import Scanner
-
     scanner = Scanner("https://b\u00fccher.example/sitemap.xml")
-    start = time.monotonic()
-    scanner.feed(body)
-    end = time.monotonic()
-    done.set()
-    ticker.join(5)
+    ticks, start, end = ticks_during(lambda: scanner.feed(body))
     third = (end - start) / 3
     middle = [t for t in ticks if start + third < t < end - third]
     batch, _, _ = scanner.take()

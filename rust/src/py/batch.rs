@@ -267,7 +267,8 @@ impl Batch {
     /// distinct hreflang such a page lists.
     fn report_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         super::guard("Batch.report_counts", || {
-            let counts = report::report_counts(&self.rows);
+            let rows = &self.rows;
+            let counts = py.detach(|| report::report_counts(rows));
             let declaring: Vec<_> = counts
                 .declaring
                 .counts
@@ -356,8 +357,11 @@ impl Batch {
         limit: usize,
     ) -> PyResult<Vec<PathGroup<'py>>> {
         super::guard("Batch.path_groups", || {
-            let urls = self.rows.0.iter().map(|r| r.entry.url.as_str());
-            groups::count_groups(urls, depth, limit)
+            let rows = &self.rows.0;
+            let counted = py.detach(|| {
+                groups::count_groups(rows.iter().map(|r| r.entry.url.as_str()), depth, limit)
+            });
+            counted
                 .into_iter()
                 .map(|g| {
                     let key = key_text(&g.key).map(|k| PyString::new(py, &k));

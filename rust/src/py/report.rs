@@ -74,7 +74,9 @@ pub(super) fn answer<'py>(
     rules: &UrlRules,
     item: impl Fn(usize) -> PyResult<Bound<'py, PyString>>,
 ) -> PyResult<ReportUrls<'py>> {
-    let counts = report::report_urls(urls, &rules.inner);
+    // Without the interpreter's lock: a command that counts in a thread of its own (`report`)
+    // does not hold up the walk feeding it.
+    let counts = py.detach(|| report::report_urls(urls, &rules.inner));
     let mut places = counts
         .places
         .counts
