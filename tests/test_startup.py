@@ -52,17 +52,17 @@ NOT_ON_VERSION = (*NOT_ON_IMPORT[:-1], "sitescout.cli._app", "sitescout.cli._fla
 SITESCOUT = Path(sys.executable).with_name("sitescout")
 
 
+def ran(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """`argv` run to its end (a minute at most), its output kept."""
+    return subprocess.run(
+        argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
 def loaded_after(code: str) -> set[str]:
     """The modules a fresh interpreter holds after running `code` (its stdout is not read)."""
     dump = "import json, sys; print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
-    proc = subprocess.run(
-        [sys.executable, "-c", f"{code}\n{dump}"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = ran([sys.executable, "-c", f"{code}\n{dump}"])
     assert proc.returncode == 0, proc.stderr
     names: list[str] = json.loads(proc.stderr.splitlines()[-1])
     return set(names)
@@ -98,9 +98,7 @@ def test_version_loads_no_command() -> None:
 
 
 def test_version_prints_what_the_app_prints() -> None:
-    proc = subprocess.run(
-        [SITESCOUT, "--version"], capture_output=True, text=True, timeout=60, check=False
-    )
+    proc = ran([str(SITESCOUT), "--version"])
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         0,
         f"sitescout {sitescout.__version__}\n",
@@ -140,14 +138,7 @@ def test_a_walk_loads_neither_the_extraction_nor_the_crawl(tmp_path: Path) -> No
 
 def test_a_quiet_walk_still_says_what_went_wrong(tmp_path: Path) -> None:
     """The stderr console is made on first use: an error still reaches stderr."""
-    proc = subprocess.run(
-        [str(SITESCOUT), "urls", str(tmp_path / "missing.xml"), "-q"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = ran([str(SITESCOUT), "urls", str(tmp_path / "missing.xml"), "-q"])
     assert proc.returncode == 2, proc.stderr
     assert "error: no such file" in proc.stderr
 
