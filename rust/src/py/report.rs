@@ -74,8 +74,8 @@ pub(super) fn answer<'py>(
     rules: &UrlRules,
     item: impl Fn(usize) -> PyResult<Bound<'py, PyString>>,
 ) -> PyResult<ReportUrls<'py>> {
-    // Without the interpreter's lock: a command that counts in a thread of its own (`report`)
-    // does not hold up the walk feeding it.
+    // Without the interpreter's lock: a program counting in a thread of its own, and Dask's
+    // other threads, keep running meanwhile.
     let counts = py.detach(|| report::report_urls(urls, &rules.inner));
     let mut places = counts
         .places
