@@ -68,9 +68,31 @@ class _Server:
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
-def _transport() -> PoolTransport:
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=8)
-    return PoolTransport(AsyncioBackend(), limits, shared_ssl_context)
+async def _plain(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+    """Answer every request of the connection with `plain`."""
+    while await _request(reader):
+        writer.write(_answer(b"plain"))
+        await writer.drain()
+
+
+_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=8)
+
+
+def _transport(
+    tls: Callable[[], ssl.SSLContext] = shared_ssl_context,
+) -> PoolTransport:
+    return PoolTransport(AsyncioBackend(), _LIMITS, tls)
+
+
+def _counted_tls() -> tuple[list[int], Callable[[], ssl.SSLContext]]:
+    """A TLS context maker that notes each call, and its notes."""
+    made: list[int] = []
+
+    def tls() -> ssl.SSLContext:
+        made.append(1)
+        return shared_ssl_context()
+
+    return made, tls
 
 
 @pytest.fixture
@@ -183,23 +205,11 @@ async def test_a_silent_server_is_a_read_timeout() -> None:
 
 async def test_the_tls_context_is_made_at_the_first_https_request() -> None:
     """Loading a CA bundle costs about 30 ms, which a walk of plain-HTTP pages never needs."""
-    made: list[int] = []
-
-    def tls() -> ssl.SSLContext:
-        made.append(1)
-        return shared_ssl_context()
-
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
-        while await _request(reader):
-            writer.write(_answer(b"plain"))
-            await writer.drain()
-
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=8)
-    transport = PoolTransport(AsyncioBackend(), limits, tls)
+    made, tls = _counted_tls()
     async with (
-        httpx.AsyncClient(transport=transport, timeout=5.0) as client,
+        httpx.AsyncClient(transport=_transport(tls), timeout=5.0) as client,
         asyncio.timeout(10),
-        _Server(answer) as url,
+        _Server(_plain) as url,
     ):
         for _ in range(3):
             assert (await client.get(url + "/")).content == b"plain"
@@ -214,30 +224,17 @@ async def test_the_tls_context_is_made_at_the_first_https_request() -> None:
 async def test_a_proxy_route_makes_the_tls_context_only_for_a_proxied_request() -> None:
     """With a proxy configured (or in the environment), requests that go direct still make no
     TLS context; the first one through a proxy does."""
-    made: list[int] = []
-
-    def tls() -> ssl.SSLContext:
-        made.append(1)
-        return shared_ssl_context()
-
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
-        while await _request(reader):
-            writer.write(_answer(b"plain"))
-            await writer.drain()
-
+    made, tls = _counted_tls()
     proxy = f"http://127.0.0.1:{_free_port()}"  # nothing listens: the proxied request fails
 
     def route(url: str) -> str | None:
         return proxy if "/via-proxy" in url else None
 
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=8)
-    transport = RoutedTransport(
-        PoolTransport(AsyncioBackend(), limits, tls), route, None, tls, limits
-    )
+    transport = RoutedTransport(_transport(tls), route, None, tls, _LIMITS)
     async with (
         httpx.AsyncClient(transport=transport, timeout=5.0) as client,
         asyncio.timeout(10),
-        _Server(answer) as url,
+        _Server(_plain) as url,
     ):
         for _ in range(3):
             assert (await client.get(url + "/")).content == b"plain"
