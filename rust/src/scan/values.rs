@@ -94,22 +94,26 @@ fn is_plain(raw: &[u8], attr: bool) -> bool {
     }
 }
 
-/// Character data that `decode` gives back as it is, borrowed; None when it has to decode.
-pub fn plain_text(raw: &[u8]) -> Option<&str> {
-    if is_plain(raw, false) {
+/// What `decode(raw, attr)` gives back as it is, borrowed; None when it has to decode.
+fn plain(raw: &[u8], attr: bool) -> Option<&str> {
+    if is_plain(raw, attr) {
         std::str::from_utf8(raw).ok()
     } else {
         None
     }
 }
 
+/// Character data that `decode` gives back as it is, borrowed; None when it has to decode.
+pub fn plain_text(raw: &[u8]) -> Option<&str> {
+    plain(raw, false)
+}
+
 /// Whether an attribute's raw value decodes (as `decode(raw, true)`) to `value`, without
 /// making the decoded string when the value is plain.
 pub fn attr_equals(raw: &[u8], value: &str) -> bool {
-    if is_plain(raw, true) && std::str::from_utf8(raw).is_ok() {
-        raw == value.as_bytes()
-    } else {
-        decode(raw, true).text == value
+    match plain(raw, true) {
+        Some(text) => text == value,
+        None => decode(raw, true).text == value,
     }
 }
 
