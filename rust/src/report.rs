@@ -16,7 +16,9 @@ use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::Arc;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::{meta, Input, MatchKind, PatternID, PatternSet};
 
 use crate::batch::Rows;
 use crate::groups::{group_key, group_key_into, host_and_port_ok, path_key_into};
@@ -83,9 +85,48 @@ impl<K: Hash + Eq + Clone> Tally<K> {
 
 /// The first `n` characters of `text` (code points, as Python slices a str).
 fn head(text: &str, n: usize) -> &str {
+    let ascii = text.len().min(n);
+    if text.as_bytes()[..ascii].is_ascii() {
+        return &text[..ascii];
+    }
     match text.char_indices().nth(n) {
         Some((end, _)) => &text[..end],
         None => text,
+    }
+}
+
+/// A lastmod's first 8 characters as the report counts them. Most are 8 ASCII bytes or fewer,
+/// and those are packed into one number, compared and hashed as one where a text is a call to
+/// `memcmp` (`report_counts` took 0.92x the time, in process); the rest are the text itself.
+/// A head is always the one or the other, so equal heads are equal keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Head<'a> {
+    /// The bytes from the lowest up, the unused ones 0xFF (never an ASCII byte).
+    Packed(u64),
+    Text(&'a str),
+}
+
+impl<'a> Head<'a> {
+    pub fn of(lastmod: &'a str) -> Head<'a> {
+        let head = head(lastmod, 8);
+        if head.len() <= 8 && head.is_ascii() {
+            let mut bytes = [0xFF; 8];
+            bytes[..head.len()].copy_from_slice(head.as_bytes());
+            Head::Packed(u64::from_le_bytes(bytes))
+        } else {
+            Head::Text(head)
+        }
+    }
+
+    pub fn text(&self) -> std::borrow::Cow<'a, str> {
+        match *self {
+            Head::Packed(packed) => {
+                let bytes = packed.to_le_bytes();
+                let len = bytes.iter().position(|&b| b == 0xFF).unwrap_or(8);
+                String::from_utf8_lossy(&bytes[..len]).into_owned().into()
+            }
+            Head::Text(text) => text.into(),
+        }
     }
 }
 
@@ -93,7 +134,7 @@ fn head(text: &str, n: usize) -> &str {
 #[derive(Debug, Default)]
 pub struct ReportCounts<'a> {
     /// The first 8 characters of each row's lastmod ("" without one): a month and what follows.
-    pub lastmods: Tally<&'a str>,
+    pub lastmods: Tally<Head<'a>>,
     pub sitemaps: Tally<&'a str>,
     /// The hreflang of each alternate row.
     pub alternates: Tally<Option<&'a str>>,
@@ -110,7 +151,7 @@ pub fn report_counts(rows: &Rows) -> ReportCounts<'_> {
     for row in &rows.0 {
         counts
             .lastmods
-            .add(head(row.entry.lastmod.as_deref().unwrap_or(""), 8));
+            .add(Head::of(row.entry.lastmod.as_deref().unwrap_or("")));
         // The rows of one document share their sitemap's text: the same text is the same count.
         match previous {
             Some(sitemap) if Arc::ptr_eq(sitemap, &row.sitemap) => counts.sitemaps.add_last_again(),
@@ -146,14 +187,22 @@ pub struct UrlRules {
     /// Any sign-in word.
     auth: Option<Regex>,
     /// Every rule in one pass over a path: the junk words (an alternation of literals), the
-    /// copy suffix, the junk shapes, the sign-in words. Nearly every path matches none, and one
-    /// scan costs less than four searches (with it, `report_urls` over the 1.1M rows of the
-    /// benchmark site took 0.84x the time, in process). `junk_in_all` and `auth_in_all` pick
-    /// the answers out of it.
-    all: RegexSet,
-    junk_in_all: Vec<usize>,
-    auth_in_all: Option<usize>,
+    /// copy suffix, the junk shapes, the sign-in words; `junk_in_all` and `auth_in_all` pick
+    /// the answers out of what it finds. Nearly every path matches none, and one scan costs
+    /// less than four searches. Without a prefilter: the rules' literals (`/`, `-`) are on
+    /// every path, and restarting at each took `report_urls` 1.13x the time (in process).
+    all: meta::Regex,
+    /// Whether any rule matches at all, as a DFA compiled once: a path none matches (nearly
+    /// every one) is read at a table lookup per byte, where `all` builds its states as it goes
+    /// (`report_urls` took 0.89x the time). None when a rule needs what such a DFA cannot do (a
+    /// Unicode word boundary); `all` then reads every path.
+    any: Option<dense::DFA<Vec<u32>>>,
+    junk_in_all: Vec<PatternID>,
+    auth_in_all: Option<PatternID>,
 }
+
+/// A rule the core cannot read.
+pub type RuleError = Box<dyn std::error::Error + Send + Sync>;
 
 impl UrlRules {
     /// The rules from the report's words and regexes (Python syntax that the `regex` crate reads
@@ -163,7 +212,7 @@ impl UrlRules {
         junk_patterns: &[String],
         copy_pattern: Option<&str>,
         auth_words: &[String],
-    ) -> Result<UrlRules, regex::Error> {
+    ) -> Result<UrlRules, RuleError> {
         let either = |items: Vec<String>| -> Result<Option<Regex>, regex::Error> {
             if items.is_empty() {
                 return Ok(None);
@@ -183,27 +232,55 @@ impl UrlRules {
         let mut patterns = Vec::new();
         let mut junk_in_all = Vec::new();
         for rule in [&junk_words, &copy, &junk_shapes].into_iter().flatten() {
-            junk_in_all.push(patterns.len());
-            patterns.push(rule.as_str().to_owned());
+            junk_in_all.push(PatternID::new(patterns.len())?);
+            patterns.push(rule.as_str());
         }
-        let auth_in_all = auth.as_ref().map(|rule| {
-            patterns.push(rule.as_str().to_owned());
-            patterns.len() - 1
-        });
+        let auth_in_all = match &auth {
+            Some(rule) => {
+                patterns.push(rule.as_str());
+                Some(PatternID::new(patterns.len() - 1)?)
+            }
+            None => None,
+        };
+        let all = meta::Builder::new()
+            .configure(
+                meta::Config::new()
+                    .match_kind(MatchKind::All)
+                    .auto_prefilter(false),
+            )
+            .build_many(&patterns)?;
+        let any = dense::Builder::new()
+            .configure(dense::Config::new().start_kind(StartKind::Unanchored))
+            .build_many(&patterns)
+            .ok();
         Ok(UrlRules {
             copy,
             auth,
-            all: RegexSet::new(patterns)?,
+            all,
+            any,
             junk_in_all,
             auth_in_all,
         })
     }
 
-    /// Whether a junk row could match a (lowercased) path, and whether a sign-in word is in it.
-    fn junk_and_auth(&self, path: &str) -> (bool, bool) {
-        let found = self.all.matches(path);
-        let junk = self.junk_in_all.iter().any(|&i| found.matched(i));
-        (junk, self.auth_in_all.is_some_and(|i| found.matched(i)))
+    /// Whether a junk row could match a (lowercased) path, and whether a sign-in word is in it;
+    /// `found` is room for the answer, reused from path to path.
+    fn junk_and_auth(&self, path: &str, found: &mut PatternSet) -> (bool, bool) {
+        let input = Input::new(path);
+        if let Some(any) = &self.any {
+            if let Ok(None) = any.try_search_fwd(&input.clone().earliest(true)) {
+                return (false, false);
+            }
+        }
+        found.clear();
+        self.all.which_overlapping_matches(&input, found);
+        let junk = self.junk_in_all.iter().any(|&i| found.contains(i));
+        (junk, self.auth_in_all.is_some_and(|i| found.contains(i)))
+    }
+
+    /// Room for `junk_and_auth`'s answer.
+    fn pattern_set(&self) -> PatternSet {
+        PatternSet::new(self.all.pattern_len())
     }
 }
 
@@ -267,15 +344,8 @@ fn lowered<'b>(text: &[u8], buf: &'b mut String) -> Option<&'b str> {
 /// A path as the junk rows are matched against it: lowercased (see `lowered`), and led by a
 /// `/` when it has none (`mailto:promo1`), since the siblings row reads every segment, the first
 /// of a relative path too; and whether that `/` was put there.
+/// (A plain URL's usual path is read as it is: `Plain::junk_path`.)
 fn junk_path<'b>(path: &'b [u8], buf: &'b mut String) -> Option<(&'b str, bool)> {
-    // The usual path is read as it is: led by `/`, printable ASCII, no capital.
-    if path.first() == Some(&b'/')
-        && path
-            .iter()
-            .all(|&c| (0x20..0x7f).contains(&c) && !c.is_ascii_uppercase())
-    {
-        return std::str::from_utf8(path).ok().map(|text| (text, false));
-    }
     lowered(path, buf)?;
     let led = !buf.starts_with('/');
     if led {
@@ -295,29 +365,107 @@ fn path_key(path: &str) -> &str {
     }
 }
 
+/// What one pass over a URL's bytes tells `report_urls` (a byte's bits in `CLASSES`).
+const NOT_PLAIN: u8 = 1; // outside printable ASCII without the space (0x21..=0x7e)
+const CAPITAL: u8 = 2;
+const PERCENT: u8 = 4;
+const BACKSLASH: u8 = 8;
+const BRACKET: u8 = 16;
+const AT_OR_COLON: u8 = 32;
+
+const fn byte_classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = if b < 0x21 || b > 0x7e {
+            NOT_PLAIN
+        } else if b.is_ascii_uppercase() {
+            CAPITAL
+        } else {
+            match b {
+                b'%' => PERCENT,
+                b'\\' => BACKSLASH,
+                b'[' | b']' => BRACKET,
+                b'@' | b':' => AT_OR_COLON,
+                _ => 0,
+            }
+        };
+        c += 1;
+    }
+    table
+}
+
+static CLASSES: [u8; 256] = byte_classes();
+
+/// The classes of all of `bytes`, or-ed: a table lookup per byte, no branch.
+fn classes_of(bytes: &[u8]) -> u8 {
+    bytes
+        .iter()
+        .fold(0, |found, &c| found | CLASSES[usize::from(c)])
+}
+
+/// A URL as a walk yields them, cut as `plain_parts` cuts it.
+#[derive(Clone, Copy)]
+struct Plain<'u> {
+    netloc: &'u [u8],
+    path: &'u [u8],
+    /// The classes of the netloc's bytes, and of the path's.
+    netloc_classes: u8,
+    path_classes: u8,
+    /// Whether the URL holds a backslash anywhere.
+    backslash: bool,
+}
+
 /// A URL as a walk yields them: printable ASCII, `http://` or `https://`, no bracket in its
 /// authority. `str.strip` leaves such a URL as it is, and urlsplit and `_urls._parts` cut it
 /// alike: its `(netloc, path)`.
-fn plain_parts(url: &[u8]) -> Option<(&[u8], &[u8])> {
+fn plain_parts(url: &[u8]) -> Option<Plain<'_>> {
     let rest = url
         .strip_prefix(b"https://")
         .or_else(|| url.strip_prefix(b"http://"))?;
-    if !url.iter().all(|&c| (0x21..0x7f).contains(&c)) {
+    let (netloc, rest) =
+        rest.split_at(memchr::memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len()));
+    let (path, tail) = rest.split_at(memchr::memchr2(b'?', b'#', rest).unwrap_or(rest.len()));
+    let netloc_classes = classes_of(netloc);
+    let path_classes = classes_of(path);
+    let all = netloc_classes | path_classes | classes_of(tail);
+    if all & NOT_PLAIN != 0 || netloc_classes & BRACKET != 0 {
         return None;
     }
-    let end = rest
-        .iter()
-        .position(|c| b"/?#".contains(c))
-        .unwrap_or(rest.len());
-    let (netloc, rest) = rest.split_at(end);
-    if netloc.iter().any(|&c| c == b'[' || c == b']') {
-        return None;
+    Some(Plain {
+        netloc,
+        path,
+        netloc_classes,
+        path_classes,
+        backslash: all & BACKSLASH != 0,
+    })
+}
+
+impl Plain<'_> {
+    /// `host_and_port_ok` of the netloc; without `@` or `:` in it, the host is all of it.
+    fn host_and_port_ok(&self) -> bool {
+        if self.netloc_classes & AT_OR_COLON == 0 {
+            !self.netloc.is_empty()
+        } else {
+            host_and_port_ok(self.netloc)
+        }
     }
-    let end = rest
-        .iter()
-        .position(|c| b"?#".contains(c))
-        .unwrap_or(rest.len());
-    Some((netloc, &rest[..end]))
+
+    /// The path as `junk_path` would give it, read as it is: led by `/`, no capital (and plain,
+    /// as the whole URL is).
+    fn junk_path(&self) -> Option<&str> {
+        if self.path.first() == Some(&b'/') && self.path_classes & CAPITAL == 0 {
+            std::str::from_utf8(self.path).ok()
+        } else {
+            None
+        }
+    }
+
+    /// `may_gain_a_word` of this URL: never without an escape in its path or a backslash.
+    fn may_gain_a_word(&self, url: &[u8]) -> bool {
+        (self.path_classes & PERCENT != 0 || self.backslash) && may_gain_a_word(url, self.path)
+    }
 }
 
 /// Whether `classify` could find `url` to be a sign-in page. It reads the path of the stripped
@@ -353,12 +501,13 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
     let mut originals: HashSet<String> = HashSet::new();
     let mut whole = false; // a candidate the copy rule cannot read: judge every row
     let mut junk = vec![false; urls.len()];
+    let mut found = rules.pattern_set();
     for (row, url) in urls.iter().enumerate() {
         let plain = plain_parts(url);
         let grouped = match plain {
-            Some((netloc, path)) => {
-                host_and_port_ok(netloc) && {
-                    path_key_into(path, 2, &mut key);
+            Some(plain) => {
+                plain.host_and_port_ok() && {
+                    path_key_into(plain.path, 2, &mut key);
                     true
                 }
             }
@@ -371,14 +520,17 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
         }
 
         // `junk_filter` reads the path of the URL as given.
-        let path = plain.map_or_else(|| path_of(url), |(_, path)| path);
-        match junk_path(path, &mut buf) {
+        let read = match plain.as_ref().and_then(Plain::junk_path) {
+            Some(text) => Some((text, false)),
+            None => junk_path(plain.map_or_else(|| path_of(url), |p| p.path), &mut buf),
+        };
+        match read {
             None => {
                 junk[row] = true;
                 whole = true;
             }
             Some((text, led)) => {
-                let (is_junk, is_auth) = rules.junk_and_auth(text);
+                let (is_junk, is_auth) = rules.junk_and_auth(text, &mut found);
                 if is_junk {
                     junk[row] = true;
                     if let Some(copy) = &rules.copy {
@@ -401,7 +553,7 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
             }
         }
         let auth = match plain {
-            Some((_, path)) => may_gain_a_word(url, path),
+            Some(plain) => plain.may_gain_a_word(url),
             None => might_sign_in(url, rules, &mut buf),
         };
         if auth {
@@ -443,6 +595,30 @@ mod tests {
                 ..More::default()
             }),
             ..Entry::default()
+        }
+    }
+
+    #[test]
+    fn a_head_is_the_first_8_characters_and_equal_heads_are_equal_keys() {
+        let texts = [
+            "",
+            "2024",
+            "2024-01-",
+            "2024-01-05",
+            "2024-01-06T10:00Z",
+            "Fri, 05 Jan 2024",
+            "é2024-01-05",
+            "2024-01-é",
+            "2024-01\u{ff}",
+            "ÿÿÿÿÿÿÿÿÿ",
+        ];
+        for a in texts {
+            let chars: String = a.chars().take(8).collect();
+            assert_eq!(Head::of(a).text(), chars, "{a:?}");
+            for b in texts {
+                let same = chars == b.chars().take(8).collect::<String>();
+                assert_eq!(Head::of(a) == Head::of(b), same, "{a:?} {b:?}");
+            }
         }
     }
 
@@ -568,6 +744,48 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_no_compiled_dfa_can_hold_is_still_searched() {
+        // A Unicode word boundary: the rules are read without the quick DFA.
+        let shapes = ["\\bpromo[0-9]\\b".to_owned()];
+        let bounded = UrlRules::new(&[], &shapes, None, &["login".to_owned()]).unwrap();
+        assert!(bounded.any.is_none());
+        assert!(rules().any.is_some());
+        let counts = report_urls(
+            &[
+                b"https://x.com/a",
+                b"https://x.com/promo1",
+                b"https://x.com/x/login",
+                b"https://x.com/\xc3\xa4promo1",
+            ],
+            &bounded,
+        );
+        assert_eq!((counts.junk, counts.auth), (vec![1], vec![2]));
+    }
+
+    #[test]
+    fn the_quick_dfa_and_the_full_search_agree() {
+        let rules = rules();
+        let mut found = rules.pattern_set();
+        for path in [
+            "/a",
+            "/test",
+            "/x/page12",
+            "/a-2",
+            "/b-3/",
+            "/admin",
+            "/é/login",
+            "/dev",
+        ] {
+            let quick = rules.junk_and_auth(path, &mut found);
+            found.clear();
+            rules
+                .all
+                .which_overlapping_matches(&Input::new(path), &mut found);
+            assert_eq!(quick.0 || quick.1, !found.is_empty(), "{path}");
+        }
+    }
+
+    #[test]
     fn counts_follow_first_appearance_and_pages_name_a_language_once() {
         let mut rows = Rows::from_document(
             vec![
@@ -588,9 +806,16 @@ mod tests {
             page: Some("https://x.com/b/1".into()),
         });
         let counts = report_counts(&rows);
+        let heads: Vec<_> = counts
+            .lastmods
+            .counts
+            .iter()
+            .map(|(head, n)| (head.text().into_owned(), *n))
+            .collect();
+        let head = |text: &str, n: usize| (text.to_owned(), n);
         assert_eq!(
-            counts.lastmods.counts,
-            [("2024-01-", 2), ("", 1), ("2023-12-", 1)]
+            heads,
+            [head("2024-01-", 2), head("", 1), head("2023-12-", 1)]
         );
         assert_eq!(counts.sitemaps.counts, [("https://x.com/s.xml", 4)]);
         assert_eq!(counts.alternates.counts, [(Some("de"), 1)]);

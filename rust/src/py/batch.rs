@@ -281,8 +281,14 @@ impl Batch {
                 .iter()
                 .map(|((group, hreflang), n)| (key_text(group), *hreflang, *n))
                 .collect();
+            let lastmods: Vec<_> = counts
+                .lastmods
+                .counts
+                .iter()
+                .map(|(head, n)| (head.text(), *n))
+                .collect();
             (
-                counts.lastmods.counts,
+                lastmods,
                 counts.sitemaps.counts,
                 counts.alternates.counts,
                 declaring,
