@@ -17,9 +17,111 @@ use std::collections::HashMap;
 
 use crate::urls::{py_strip_bytes, with_split};
 
+/// What one pass over a URL's bytes tells (a byte's bits in `CLASSES`): here, whether it is
+/// plain; to the report (`report_urls`), what its rules need.
+const NOT_PLAIN: u8 = 1; // outside printable ASCII without the space (0x21..=0x7e)
+pub(crate) const CAPITAL: u8 = 2;
+pub(crate) const PERCENT: u8 = 4;
+const BACKSLASH: u8 = 8;
+const BRACKET: u8 = 16;
+const AT_OR_COLON: u8 = 32;
+
+const fn byte_classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = if b < 0x21 || b > 0x7e {
+            NOT_PLAIN
+        } else if b.is_ascii_uppercase() {
+            CAPITAL
+        } else {
+            match b {
+                b'%' => PERCENT,
+                b'\\' => BACKSLASH,
+                b'[' | b']' => BRACKET,
+                b'@' | b':' => AT_OR_COLON,
+                _ => 0,
+            }
+        };
+        c += 1;
+    }
+    table
+}
+
+static CLASSES: [u8; 256] = byte_classes();
+
+/// The classes of all of `bytes`, or-ed: a table lookup per byte, no branch.
+fn classes_of(bytes: &[u8]) -> u8 {
+    bytes
+        .iter()
+        .fold(0, |found, &c| found | CLASSES[usize::from(c)])
+}
+
+/// A URL as a walk yields them, cut as `plain_parts` cuts it.
+#[derive(Clone, Copy)]
+pub(crate) struct Plain<'u> {
+    netloc: &'u [u8],
+    pub path: &'u [u8],
+    /// The classes of the netloc's bytes, and of the path's.
+    netloc_classes: u8,
+    pub path_classes: u8,
+    /// Whether the URL holds a backslash anywhere.
+    pub backslash: bool,
+}
+
+/// A URL as a walk yields them: printable ASCII, `http://` or `https://`, no bracket in its
+/// authority. `str.strip` leaves such a URL as it is, and urlsplit and `_urls._parts` cut it
+/// alike: its `(netloc, path)`.
+pub(crate) fn plain_parts(url: &[u8]) -> Option<Plain<'_>> {
+    let rest = url
+        .strip_prefix(b"https://")
+        .or_else(|| url.strip_prefix(b"http://"))?;
+    let (netloc, rest) =
+        rest.split_at(memchr::memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len()));
+    let (path, tail) = rest.split_at(memchr::memchr2(b'?', b'#', rest).unwrap_or(rest.len()));
+    let netloc_classes = classes_of(netloc);
+    let path_classes = classes_of(path);
+    let all = netloc_classes | path_classes | classes_of(tail);
+    if all & NOT_PLAIN != 0 || netloc_classes & BRACKET != 0 {
+        return None;
+    }
+    Some(Plain {
+        netloc,
+        path,
+        netloc_classes,
+        path_classes,
+        backslash: all & BACKSLASH != 0,
+    })
+}
+
+impl Plain<'_> {
+    /// `host_and_port_ok` of the netloc; without `@` or `:` in it, the host is all of it.
+    fn host_and_port_ok(&self) -> bool {
+        if self.netloc_classes & AT_OR_COLON == 0 {
+            !self.netloc.is_empty()
+        } else {
+            host_and_port_ok(self.netloc)
+        }
+    }
+
+    /// `group_key_into` of the URL.
+    pub fn group_key_into(&self, depth: usize, key: &mut Vec<u8>) -> bool {
+        key.clear();
+        self.host_and_port_ok() && {
+            path_key_into(self.path, depth, key);
+            true
+        }
+    }
+}
+
 /// Write the group of `url` into `key` (cleared first); false, with `key` empty, when the URL
-/// is in no group.
+/// is in no group. A plain URL (`plain_parts`), nearly every one a walk yields, is cut without
+/// the general split.
 pub fn group_key_into(url: &[u8], depth: usize, key: &mut Vec<u8>) -> bool {
+    if let Some(plain) = plain_parts(url) {
+        return plain.group_key_into(depth, key);
+    }
     key.clear();
     with_split(py_strip_bytes(url), |parts| {
         let Some((Some(scheme), netloc, path)) = parts else {
@@ -163,10 +265,13 @@ pub fn count_groups<'a>(
     let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut other: Option<usize> = None;
     let mut key = Vec::new();
+    let mut last: Option<usize> = None;
     for url in urls {
         let at = if group_key_into(url.as_bytes(), depth, &mut key) {
-            match index.get(key.as_slice()) {
-                Some(&at) => at,
+            // Neighbouring URLs mostly share a group: no hash for those.
+            let same = last.filter(|&at| groups[at].key.as_deref() == Some(key.as_slice()));
+            match same.or_else(|| index.get(key.as_slice()).copied()) {
+                Some(at) => at,
                 None => {
                     index.insert(key.clone(), groups.len());
                     groups.push(BatchGroup::new(Some(key.clone())));
@@ -179,6 +284,7 @@ pub fn count_groups<'a>(
                 groups.len() - 1
             })
         };
+        last = Some(at);
         let group = &mut groups[at];
         group.count += 1;
         group.keep(url, limit);

@@ -21,7 +21,7 @@ use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::{meta, Input, MatchKind, PatternID, PatternSet};
 
 use crate::batch::Rows;
-use crate::groups::{group_key, group_key_into, host_and_port_ok, path_key_into};
+use crate::groups::{group_key, group_key_into, plain_parts, Plain, CAPITAL, PERCENT};
 use crate::urls::{is_clean_bytes, py_strip_bytes};
 
 /// Counts of values in the order they first appear.
@@ -365,93 +365,8 @@ fn path_key(path: &str) -> &str {
     }
 }
 
-/// What one pass over a URL's bytes tells `report_urls` (a byte's bits in `CLASSES`).
-const NOT_PLAIN: u8 = 1; // outside printable ASCII without the space (0x21..=0x7e)
-const CAPITAL: u8 = 2;
-const PERCENT: u8 = 4;
-const BACKSLASH: u8 = 8;
-const BRACKET: u8 = 16;
-const AT_OR_COLON: u8 = 32;
-
-const fn byte_classes() -> [u8; 256] {
-    let mut table = [0u8; 256];
-    let mut c = 0;
-    while c < 256 {
-        let b = c as u8;
-        table[c] = if b < 0x21 || b > 0x7e {
-            NOT_PLAIN
-        } else if b.is_ascii_uppercase() {
-            CAPITAL
-        } else {
-            match b {
-                b'%' => PERCENT,
-                b'\\' => BACKSLASH,
-                b'[' | b']' => BRACKET,
-                b'@' | b':' => AT_OR_COLON,
-                _ => 0,
-            }
-        };
-        c += 1;
-    }
-    table
-}
-
-static CLASSES: [u8; 256] = byte_classes();
-
-/// The classes of all of `bytes`, or-ed: a table lookup per byte, no branch.
-fn classes_of(bytes: &[u8]) -> u8 {
-    bytes
-        .iter()
-        .fold(0, |found, &c| found | CLASSES[usize::from(c)])
-}
-
-/// A URL as a walk yields them, cut as `plain_parts` cuts it.
-#[derive(Clone, Copy)]
-struct Plain<'u> {
-    netloc: &'u [u8],
-    path: &'u [u8],
-    /// The classes of the netloc's bytes, and of the path's.
-    netloc_classes: u8,
-    path_classes: u8,
-    /// Whether the URL holds a backslash anywhere.
-    backslash: bool,
-}
-
-/// A URL as a walk yields them: printable ASCII, `http://` or `https://`, no bracket in its
-/// authority. `str.strip` leaves such a URL as it is, and urlsplit and `_urls._parts` cut it
-/// alike: its `(netloc, path)`.
-fn plain_parts(url: &[u8]) -> Option<Plain<'_>> {
-    let rest = url
-        .strip_prefix(b"https://")
-        .or_else(|| url.strip_prefix(b"http://"))?;
-    let (netloc, rest) =
-        rest.split_at(memchr::memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len()));
-    let (path, tail) = rest.split_at(memchr::memchr2(b'?', b'#', rest).unwrap_or(rest.len()));
-    let netloc_classes = classes_of(netloc);
-    let path_classes = classes_of(path);
-    let all = netloc_classes | path_classes | classes_of(tail);
-    if all & NOT_PLAIN != 0 || netloc_classes & BRACKET != 0 {
-        return None;
-    }
-    Some(Plain {
-        netloc,
-        path,
-        netloc_classes,
-        path_classes,
-        backslash: all & BACKSLASH != 0,
-    })
-}
-
+/// What the report reads of a plain URL beyond its group.
 impl Plain<'_> {
-    /// `host_and_port_ok` of the netloc; without `@` or `:` in it, the host is all of it.
-    fn host_and_port_ok(&self) -> bool {
-        if self.netloc_classes & AT_OR_COLON == 0 {
-            !self.netloc.is_empty()
-        } else {
-            host_and_port_ok(self.netloc)
-        }
-    }
-
     /// The path as `junk_path` would give it, read as it is: led by `/`, no capital (and plain,
     /// as the whole URL is).
     fn junk_path(&self) -> Option<&str> {
@@ -505,12 +420,7 @@ pub fn report_urls(urls: &[&[u8]], rules: &UrlRules) -> UrlCounts {
     for (row, url) in urls.iter().enumerate() {
         let plain = plain_parts(url);
         let grouped = match plain {
-            Some(plain) => {
-                plain.host_and_port_ok() && {
-                    path_key_into(plain.path, 2, &mut key);
-                    true
-                }
-            }
+            Some(plain) => plain.group_key_into(2, &mut key),
             None => group_key_into(url, 2, &mut key),
         };
         if grouped {
