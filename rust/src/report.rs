@@ -201,6 +201,9 @@ pub struct UrlRules {
     auth_in_all: Option<PatternID>,
 }
 
+/// The most memory the rules' DFA may take, and take to build.
+const DFA_LIMIT: usize = 4 << 20;
+
 /// A rule the core cannot read.
 pub type RuleError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -249,8 +252,15 @@ impl UrlRules {
                     .auto_prefilter(false),
             )
             .build_many(&patterns)?;
+        // The rules are ours and small (the DFA is tens of KiB); a bound keeps a future rule
+        // that would blow up in determinizing on the general search instead.
         let any = dense::Builder::new()
-            .configure(dense::Config::new().start_kind(StartKind::Unanchored))
+            .configure(
+                dense::Config::new()
+                    .start_kind(StartKind::Unanchored)
+                    .dfa_size_limit(Some(DFA_LIMIT))
+                    .determinize_size_limit(Some(DFA_LIMIT)),
+            )
             .build_many(&patterns)
             .ok();
         Ok(UrlRules {
@@ -660,6 +670,9 @@ mod tests {
         let bounded = UrlRules::new(&[], &shapes, None, &["login".to_owned()]).unwrap();
         assert!(bounded.any.is_none());
         assert!(rules().any.is_some());
+        // So does a set of rules whose DFA would be too big.
+        let huge = ["a[ab]{24}".to_owned()];
+        assert!(UrlRules::new(&[], &huge, None, &[]).unwrap().any.is_none());
         let counts = report_urls(
             &[
                 b"https://x.com/a",
