@@ -33,7 +33,6 @@ from ._app import (
     setup_logging,
     usage_error,
 )
-from ._changes import NEXT_INVENTORY, write_changes
 from ._flags import (
     Crawl,
     LlmsTxt,
@@ -239,6 +238,10 @@ def urls(
         )
         walk = start_walk(url, options)
         if changes_only:
+            # Only this mode needs the change rows and the comparison behind them: a plain walk
+            # does not load them.
+            from ._changes import NEXT_INVENTORY
+
             assert options.state is not None
             inventory = options.state / NEXT_INVENTORY  # this walk's, compared at the end
             out = _Output(inventory, Format.jsonl)
@@ -287,6 +290,8 @@ def urls(
             walk.report.notes.append(kept)
         changed: list[str] = []
         if changes_only:
+            from ._changes import write_changes
+
             assert options.state is not None
             lines = write_changes(options.state, walk.report, format.value, to_file)
             if lines is None:
