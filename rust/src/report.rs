@@ -85,10 +85,6 @@ impl<K: Hash + Eq + Clone> Tally<K> {
 
 /// The first `n` characters of `text` (code points, as Python slices a str).
 fn head(text: &str, n: usize) -> &str {
-    let ascii = text.len().min(n);
-    if text.as_bytes()[..ascii].is_ascii() {
-        return &text[..ascii];
-    }
     match text.char_indices().nth(n) {
         Some((end, _)) => &text[..end],
         None => text,
@@ -108,13 +104,14 @@ pub enum Head<'a> {
 
 impl<'a> Head<'a> {
     pub fn of(lastmod: &'a str) -> Head<'a> {
-        let head = head(lastmod, 8);
-        if head.len() <= 8 && head.is_ascii() {
+        // ASCII up to the 8th byte: those bytes are the first 8 characters.
+        let ascii = &lastmod.as_bytes()[..lastmod.len().min(8)];
+        if ascii.is_ascii() {
             let mut bytes = [0xFF; 8];
-            bytes[..head.len()].copy_from_slice(head.as_bytes());
+            bytes[..ascii.len()].copy_from_slice(ascii);
             Head::Packed(u64::from_le_bytes(bytes))
         } else {
-            Head::Text(head)
+            Head::Text(head(lastmod, 8))
         }
     }
 
