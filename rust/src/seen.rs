@@ -125,6 +125,15 @@ impl SeenSet {
         self.contains_hash(self.hash(key))
     }
 
+    /// Read the slot where `hash` would start its probe, and nothing else: a loop of these over
+    /// a batch's hashes has no dependency between its reads, so the processor waits for
+    /// their cache misses together rather than one at a time.
+    pub fn touch(&self, hash: u64) -> u64 {
+        let h = hash.max(1);
+        let segment = &self.segments[Self::part(h)];
+        segment.table[(h as usize) & segment.mask]
+    }
+
     /// Whether a hash made by `hash` is in the set.
     pub fn contains_hash(&self, hash: u64) -> bool {
         let h = hash.max(1);

@@ -173,22 +173,33 @@ struct Utf8Check {
 }
 
 impl Utf8Check {
-    fn feed(&mut self, data: &[u8]) {
+    /// Check the next chunk; the chunk as text when it is UTF-8 on its own (no character cut
+    /// at either end, the usual case), so that its fields are sliced from it, not each
+    /// validated again.
+    fn feed<'a>(&mut self, data: &'a [u8]) -> Option<&'a str> {
         if self.bad {
-            return;
+            return std::str::from_utf8(data).ok();
         }
-        let joined;
-        let bytes = if self.carry.is_empty() {
-            data
-        } else {
-            joined = [self.carry.as_slice(), data].concat();
-            &joined
-        };
-        match std::str::from_utf8(bytes) {
+        if self.carry.is_empty() {
+            return match std::str::from_utf8(data) {
+                Ok(text) => Some(text),
+                Err(e) => {
+                    if e.error_len().is_none() {
+                        self.carry = data[e.valid_up_to()..].to_vec();
+                    } else {
+                        self.bad = true;
+                    }
+                    None
+                }
+            };
+        }
+        let joined = [self.carry.as_slice(), data].concat();
+        match std::str::from_utf8(&joined) {
             Ok(_) => self.carry.clear(),
-            Err(e) if e.error_len().is_none() => self.carry = bytes[e.valid_up_to()..].to_vec(),
+            Err(e) if e.error_len().is_none() => self.carry = joined[e.valid_up_to()..].to_vec(),
             Err(_) => self.bad = true,
         }
+        None
     }
 
     fn ended_well(&self) -> bool {
@@ -525,10 +536,12 @@ impl Scanner {
         let Stage::Xml(x) = &mut self.stage else {
             return;
         };
-        if self.utf16.is_none() && self.front.is_none() {
-            self.utf8.feed(data);
-        }
-        x.feed(data, &mut self.out, idna);
+        let text = if self.utf16.is_none() && self.front.is_none() {
+            self.utf8.feed(data)
+        } else {
+            std::str::from_utf8(data).ok()
+        };
+        x.feed(data, text, &mut self.out, idna);
     }
 
     /// Decide the kind from the first bytes; false: need more bytes.

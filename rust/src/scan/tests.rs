@@ -1063,3 +1063,37 @@ fn a_remembered_prefix_follows_declarations_in_and_out_of_scope() {
     assert_eq!(undeclared(&r), 2, "{:?}", r.errors);
     assert_split_invariant(&doc);
 }
+
+#[test]
+fn a_chunk_is_text_only_when_it_is_utf8_on_its_own() {
+    let mut check = Utf8Check::default();
+    assert_eq!(
+        check.feed(b"<loc>caf\xc3\xa9</loc>"),
+        Some("<loc>café</loc>")
+    );
+    // A character cut by the chunk's end: neither half is text, the check carries it over.
+    assert_eq!(check.feed(b"<loc>caf\xc3"), None);
+    assert_eq!(check.feed(b"\xa9</loc>"), None);
+    assert!(check.ended_well());
+    assert_eq!(check.feed(b"<loc>x</loc>"), Some("<loc>x</loc>"));
+    // A byte that is never UTF-8 marks the document; later chunks are still text when whole.
+    assert_eq!(check.feed(b"<loc>\xff</loc>"), None);
+    assert!(!check.ended_well());
+    assert_eq!(check.feed(b"<loc>y</loc>"), Some("<loc>y</loc>"));
+}
+
+#[test]
+fn fields_read_the_same_from_text_chunks_and_cut_ones() {
+    let doc = "<urlset><url><loc>https://ex.com/caf\u{e9}</loc><lastmod>2024-01-02</lastmod>\
+               </url><url><loc>https://ex.com/\u{65e5}\u{672c}</loc></url></urlset>"
+        .as_bytes();
+    let whole = scan_chunks(&[doc], false);
+    assert_eq!(whole.entries.len(), 2);
+    assert_eq!(whole.entries[0].url, "https://ex.com/caf%C3%A9");
+    // Every cut, each half-character included, gives the same entries.
+    for at in 1..doc.len() {
+        let cut = scan_chunks(&[&doc[..at], &doc[at..]], false);
+        assert_eq!(cut.entries, whole.entries, "cut at {at}");
+        assert_eq!(cut.damaged, whole.damaged, "cut at {at}");
+    }
+}

@@ -29,7 +29,7 @@
 
 use std::collections::HashMap;
 
-use memchr::{memchr, memchr2};
+use memchr::{memchr, memchr2, memchr3};
 
 use super::rfc822::normalize_rfc822;
 use super::values::{self, cut_chars, decode, plain_text, py_strip};
@@ -454,7 +454,8 @@ impl Xml {
 
     // -- the lexer --------------------------------------------------------------------------
 
-    pub fn feed(&mut self, data: &[u8], out: &mut Out, idna: &mut dyn Idna) {
+    /// `text`: `data` as text, when it is UTF-8 on its own.
+    pub fn feed(&mut self, data: &[u8], text: Option<&str>, out: &mut Out, idna: &mut dyn Idna) {
         let n = data.len();
         let mut i = 0;
         while i < n {
@@ -471,7 +472,7 @@ impl Xml {
                         self.text_brackets = 0;
                         self.at = i + k;
                         self.use_mark = false;
-                        match self.plain_field(data, i + k, out) {
+                        match self.plain_field(data, text, i + k, out) {
                             Some(next) => next,
                             None => self.open(data, i + k, out, idna),
                         }
@@ -578,7 +579,13 @@ impl Xml {
     /// (the item's `had_child`, the text delivered as a whole, clean value). That is nearly
     /// every field of a big sitemap, and each was otherwise read as two tags through the
     /// element stack. None: anything else, left to the general way, which reads it the same.
-    fn plain_field(&mut self, data: &[u8], i: usize, out: &mut Out) -> Option<usize> {
+    fn plain_field(
+        &mut self,
+        data: &[u8],
+        whole: Option<&str>,
+        i: usize,
+        out: &mut Out,
+    ) -> Option<usize> {
         if self.collecting || !matches!(self.kind, Kind::Urlset | Kind::SitemapIndex) {
             return None;
         }
@@ -613,13 +620,14 @@ impl Xml {
         {
             return None;
         }
-        if text.is_empty()
-            || text.len() > MAX_VALUE
-            || text.iter().any(|&b| matches!(b, b'&' | b'\r' | b'>'))
-        {
+        if text.is_empty() || text.len() > MAX_VALUE || memchr3(b'&', b'\r', b'>', text).is_some() {
             return None;
         }
-        let text = std::str::from_utf8(text).ok()?;
+        let start = i + 1 + close + 1;
+        let text = match whole {
+            Some(whole) => whole.get(start..start + end)?,
+            None => std::str::from_utf8(text).ok()?,
+        };
         // Under an item, outside news, `role_of` only looks the name up.
         let role = self.role_of(name);
         if !matches!(
