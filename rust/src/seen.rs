@@ -39,8 +39,13 @@ impl Segment {
         }
     }
 
+    /// The slot where the probe for `h` starts.
+    fn start(&self, h: u64) -> usize {
+        (h as usize) & self.mask
+    }
+
     fn add(&mut self, h: u64) -> bool {
-        let mut i = (h as usize) & self.mask;
+        let mut i = self.start(h);
         loop {
             let v = self.table[i];
             if v == 0 {
@@ -59,7 +64,7 @@ impl Segment {
     }
 
     fn contains(&self, h: u64) -> bool {
-        let mut i = (h as usize) & self.mask;
+        let mut i = self.start(h);
         loop {
             match self.table[i] {
                 0 => return false,
@@ -131,7 +136,7 @@ impl SeenSet {
     pub fn touch(&self, hash: u64) -> u64 {
         let h = hash.max(1);
         let segment = &self.segments[Self::part(h)];
-        segment.table[(h as usize) & segment.mask]
+        segment.table[segment.start(h)]
     }
 
     /// Whether a hash made by `hash` is in the set.
