@@ -118,11 +118,6 @@ def test_dedup_alternates_and_split() -> None:
     assert {e.depth for e in fresh.entries()} == {2}
 
 
-def urlset(urls: list[str]) -> bytes:
-    items = "".join(f"<url><loc>{url}</loc></url>" for url in urls)
-    return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{items}</urlset>'.encode()
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 25)), max_size=20))
 def test_batches_taken_between_appends_keep_every_row_once_in_order(
@@ -133,8 +128,10 @@ def test_batches_taken_between_appends_keep_every_row_once_in_order(
     for count, size in steps:
         urls = [f"https://x.com/p{len(expected) + i}" for i in range(count)]
         expected += urls
-        if urls:
-            pending.extend(rows_of(urlset(urls), "https://x.com/s.xml"))
+        piece = Batch()
+        for url in urls:
+            piece.push(url, "https://x.com/s.xml", 1, "sitemap")
+        pending.extend(piece)
         for batch in pending.take_batches(size):
             assert len(batch) == size
             taken += batch.urls()

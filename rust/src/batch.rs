@@ -709,13 +709,7 @@ mod tests {
 
     #[test]
     fn take_batches_keeps_the_order_and_the_rest() {
-        let entries = (0..7)
-            .map(|i| Entry {
-                url: format!("u{i}"),
-                ..Entry::default()
-            })
-            .collect();
-        let mut rows = Rows::from_document(entries, "s", 1);
+        let mut rows = numbered(0, 7);
         let batches = rows.take_batches(3);
         let urls: Vec<Vec<&str>> = batches
             .iter()
