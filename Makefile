@@ -30,6 +30,9 @@ rust-check:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
 	cd rust && cargo clippy --quiet --all-targets --features python -- -D warnings
 	cd rust && cargo test --quiet
+	cd benchmarks/floor && cargo fmt --check
+	cd benchmarks/floor && cargo clippy --quiet --all-targets -- -D warnings
+	cd benchmarks/floor && cargo test --quiet
 
 # After editing Rust: rebuild the extension in place (release, as users and benchmarks run it).
 build: $(VENV)/.installed-dev

@@ -26,6 +26,10 @@ interpreter start-up and imports included; CPU is user + system from `os.wait4`,
 - the naive walker: urllib.request + xml.etree.ElementTree, sequential, all in memory;
 - the lxml floor: `lxml.etree.fromstring` over the already-decompressed shards; its wall and CPU
   are the parse calls only (reading, gunzip and counting happen outside the timers);
+- the native floor (`floor/`, built here with cargo; skipped with a note where cargo is missing):
+  gunzip each shard with the core's inflater and put every `<loc>` value into a hash set, the
+  least work a walk can do on this machine; its wall and CPU are those two steps only, so
+  `sitescout urls`' CPU ÷ this is how far the whole walk is from the physical limit;
 - with `--api`: `async for batch in sitescout.walk(SITE)`;
 - with `--before REV`: `sitescout urls` and `iter_urls` of that git revision (its `src/sitescout`
   exported with `git archive` into `.work/` and put first on PYTHONPATH; it must be a revision
@@ -90,6 +94,9 @@ ROOT = BENCH_DIR.parent
 VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 MIB = 1024 * 1024
+FLOOR_DIR = BENCH_DIR / "floor"
+# The tools whose wall and CPU are their timed steps only, not the whole process.
+FLOORS = ("floor", "native_floor")
 
 TARGET_CPU_US_PER_URL = 2.5
 TARGET_NAIVE_SPEEDUP = 3.0
@@ -451,6 +458,33 @@ class Tool:
     env: dict[str, str] = field(default_factory=dict)
 
 
+def build_native_floor(smoke: bool, notes: list[str]) -> Path | None:
+    """The native floor's program, built now (a release build; a debug one for a smoke run,
+    whose figures do not count), or None with a note saying why not."""
+    profile = "debug" if smoke else "release"
+    command = ["cargo", "build", "--quiet", "--manifest-path", str(FLOOR_DIR / "Cargo.toml")]
+    try:
+        done = subprocess.run(
+            command + ([] if smoke else ["--release"]),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        notes.append(f"native floor skipped: `cargo build` did not run ({exc})")
+        return None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [""])[-1][-300:]
+        notes.append(f"native floor skipped: `cargo build` failed: {last}")
+        return None
+    return FLOOR_DIR / "target" / profile / "sitescout-floor"
+
+
+def _native_floor_argv(program: Path, site: Site) -> list[str]:
+    shards = sorted(str(p) for p in (site.directory / "sitemaps").iterdir())
+    return [str(program), PLACEHOLDER_ORIGIN, site.url.rstrip("/"), *shards]
+
+
 def build_tools(args: Options, notes: list[str]) -> list[Tool]:
     tools = [
         Tool(
@@ -462,6 +496,16 @@ def build_tools(args: Options, notes: list[str]) -> list[Tool]:
         ),
         Tool("naive", "naive urllib + ElementTree", lambda s: _child_argv(_child_naive, s.url)),
     ]
+    program = build_native_floor(args.smoke, notes)
+    if program is not None:
+        tools.insert(
+            1,
+            Tool(
+                "native_floor",
+                "native floor (gunzip + every `<loc>` into a hash set, Rust)",
+                lambda s: _native_floor_argv(program, s),
+            ),
+        )
     cli = wait_for_cli(args.sitescout, 60, args.wait_for_cli)
     if cli is None:
         notes.append(f"`{args.sitescout} urls --help` fails: sitescout CLI rows skipped")
@@ -590,7 +634,7 @@ class Measure(Medians):
             self.failure = f"{why}: {last}"
             return
         result = run.result()
-        floor = self.tool.key == "floor"
+        floor = self.tool.key in FLOORS
         self.walls.append(float(result["parse_s"]) if floor else run.wall)
         self.cpus.append(float(result["parse_cpu"]) if floor else run.cpu)
         self.rss_mib.append(run.rss_kib / 1024)
@@ -727,11 +771,11 @@ def check_counts(res: SizeResult) -> None:
     for key, m in res.measures.items():
         if key in ("urls", "urls_before", "naive") or not m.ok:
             continue
-        want = stats.page_urls if key == "floor" else stats.distinct_urls
+        want = stats.page_urls if key in FLOORS else stats.distinct_urls
         if m.urls != want:
             m.wrong = f"{m.urls if m.urls is not None else '?'} URLs reported, {want:,} expected"
             res.notes.append(f"{m.tool.label}: WRONG, {m.wrong}")
-        elif key != "floor":
+        elif key not in FLOORS:
             res.notes.append(f"{m.tool.label}: {m.urls:,} entries, as expected")
 
 
@@ -746,7 +790,7 @@ class SizeResult:
 
 
 def _speedup(base: Measure | None, m: Measure, attr: str) -> str:
-    if base is None or not base.correct or base is m:
+    if base is None or not base.correct or base is m or not m.correct:
         return ""
     value = getattr(m, attr)
     return f"{getattr(base, attr) / value:.2f}×" if value > 0 else ""
@@ -761,22 +805,24 @@ def print_size(res: SizeResult) -> None:
     )
     print(
         "| tool | URLs reported | wall s | CPU s | µs CPU/URL | peak RSS MiB | requests "
-        "| speed-up vs naive (wall) | speed-up vs naive (CPU) | throughput ÷ lxml floor (CPU) |"
+        "| speed-up vs naive (wall) | speed-up vs naive (CPU) | throughput ÷ lxml floor (CPU) "
+        "| throughput ÷ native floor (CPU) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     naive, floor = res.measures.get("naive"), res.measures.get("floor")
+    native = res.measures.get("native_floor")
     for m in res.measures.values():
         if not m.ok:
-            print(f"| {m.tool.label} | failed: {m.failure} | | | | | | | | |")
+            print(f"| {m.tool.label} | failed: {m.failure} | | | | | | | | | |")
             continue
         urls = "?" if m.urls is None else f"{m.urls:,}"
         if m.wrong is not None:
             urls = f"**WRONG**: {m.wrong}"
-        reqs = "" if m.tool.key == "floor" or m.requests is None else f"{m.requests:,}"
+        reqs = "" if m.tool.key in FLOORS or m.requests is None else f"{m.requests:,}"
         print(
             f"| {m.tool.label} | {urls} | {m.wall:.2f} | {m.cpu:.2f} | {m.cpu / n * 1e6:.2f} "
             f"| {m.rss:.1f} | {reqs} | {_speedup(naive, m, 'wall')} | {_speedup(naive, m, 'cpu')} "
-            f"| {_speedup(floor, m, 'cpu')} |"
+            f"| {_speedup(floor, m, 'cpu')} | {_speedup(native, m, 'cpu')} |"
         )
     for note in res.notes:
         print(f"- {note}")
@@ -792,7 +838,7 @@ def print_growth(results: list[SizeResult]) -> None:
     print(f"| tool | peak RSS MiB at {a:,} | at {b:,} | growth B/URL |\n|---|---:|---:|---:|")
     for key, m in large.measures.items():
         s = small.measures.get(key)
-        if key == "floor" or s is None or not (s.correct and m.correct):
+        if key in FLOORS or s is None or not (s.correct and m.correct):
             continue
         growth = (m.rss - s.rss) * MIB / dn
         print(f"| {m.tool.label} | {s.rss:.1f} | {m.rss:.1f} | {growth:.1f} |")
@@ -827,6 +873,7 @@ def print_targets(results: list[SizeResult]) -> None:
     n = res.site.stats.page_urls
     ms = res.measures
     urls, naive, floor = ms.get("urls"), ms.get("naive"), ms.get("floor")
+    native = ms.get("native_floor")
     it, it_before = ms.get("iter_urls"), ms.get("iter_urls_before")
     rows: list[tuple[str, str, bool | None]] = []
 
@@ -860,6 +907,15 @@ def print_targets(results: list[SizeResult]) -> None:
                     f"≥ {TARGET_FLOOR_RATIO}× the lxml parse throughput (CPU)",
                     f"{r:.2f}×",
                     r >= TARGET_FLOOR_RATIO,
+                )
+            )
+        if ok(native):
+            assert native is not None
+            rows.append(
+                (
+                    "`sitescout urls` CPU ÷ the native floor's (how far from the limit)",
+                    f"{urls.cpu / native.cpu:.2f}× ({native.cpu / n * 1e6:.2f} µs per URL)",
+                    None,
                 )
             )
         rows.append(
@@ -1088,8 +1144,9 @@ def report(results: list[SizeResult], args: Options, notes: list[str], load: lis
         f"Python {platform.python_version()}, lxml {metadata.version('lxml')}, sitescout "
         f"{_version('sitescout')}, {os.cpu_count()} CPUs, {platform.machine()}, 1-min load "
         f"{' -> '.join(f'{x:.2f}' for x in load)} (other work on the machine skews times). "
-        "Whole processes (start-up and imports included) except the lxml floor, whose wall and "
-        "CPU are its parse calls only. µs CPU/URL = CPU s / page URLs (<loc>s) for every row; "
+        "Whole processes (start-up and imports included) except the two floors, whose wall and "
+        "CPU are their timed steps only (the lxml parse calls; the native gunzip and scan). "
+        "µs CPU/URL = CPU s / page URLs (<loc>s) for every row; "
         "speed-ups are the naive walker's figure ÷ the tool's; throughput ÷ floor is the floor's "
         "parse CPU ÷ the tool's CPU. The site mix is described in benchmarks/_site.py."
     )
