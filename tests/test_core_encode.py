@@ -4,8 +4,13 @@ bytes the Python writers gave (`tests/reference/encode.py`, saved in `encoded.js
 
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,3 +128,80 @@ def test_core_encodes_any_entry_as_python_did(items: list[Entry]) -> None:
     assert batch.to_jsonl() == encode.to_jsonl(items)
     assert batch.to_csv() == encode.to_csv(items)
     assert batch.entries() == items
+
+
+def test_extras_are_their_classes_own_objects() -> None:
+    """The core builds alternates, images, videos and news through their slots, not their
+    frozen `__init__`: each must be what the class itself makes, frozen and hashable alike."""
+    made = [
+        Alternate("de", "https://x.com/de/a"),
+        Alternate(ODD, ODD),
+        Image("https://x.com/i.png"),
+        Image("https://x.com/j.png", ODD, "c"),
+        Video(),
+        Video("https://x.com/v.mp4", "https://x.com/p", "https://x.com/t.jpg", ODD, "d"),
+        News(),
+        News("n", "2024-01-01", "en", ODD),
+    ]
+    entry = Entry(
+        url="https://x.com/a",
+        alternates=tuple(m for m in made if isinstance(m, Alternate)),
+        images=tuple(m for m in made if isinstance(m, Image)),
+        videos=tuple(m for m in made if isinstance(m, Video)),
+        news=made[-1],  # type: ignore[arg-type]
+    )
+    (back,) = Batch.from_entries([entry, Entry(url="https://x.com/b", news=made[-2])]).entries()[:1]
+    got = [*back.alternates, *back.images, *back.videos, back.news]
+    want = [m for m in made if not isinstance(m, News)] + [made[-1]]
+    assert got == want
+    for g, w in zip(got, want, strict=True):
+        assert type(g) is type(w)
+        assert (hash(g), repr(g)) == (hash(w), repr(w))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(g, dataclasses.fields(g)[0].name, "changed")  # type: ignore[arg-type]
+
+
+def test_extras_of_another_shape_are_built_by_their_class(tmp_path: Path) -> None:
+    """Classes registered with fields other than the core expects, or with a `__post_init__`,
+    are called as they are: the shortcut through the slots never skips what a class does."""
+    script = textwrap.dedent(
+        """
+        import dataclasses
+        from sitescout._core import Batch, register_models
+
+        calls = []
+
+        @dataclasses.dataclass(frozen=True, slots=True)
+        class Alternate:
+            hreflang: str
+            url: str
+
+            def __post_init__(self):
+                calls.append(self.url)
+
+        @dataclasses.dataclass(frozen=True, slots=True)
+        class Image:  # fields in another order
+            title: str | None
+            loc: str
+            caption: str | None
+
+        import sitescout._models as m
+        register_models(m.Entry, Alternate, Image, m.Video, m.News)
+        entry = m.Entry(
+            url="https://x.com/a",
+            alternates=(m.Alternate("de", "https://x.com/de/a"),),
+            images=(m.Image("https://x.com/i.png", "t", "c"),),
+        )
+        (back,) = Batch.from_entries([entry]).entries()
+        assert calls == ["https://x.com/de/a"], calls
+        assert back.alternates == (Alternate("de", "https://x.com/de/a"),)
+        image = back.images[0]
+        assert (image.title, image.loc, image.caption) == ("https://x.com/i.png", "t", "c")
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

@@ -46,36 +46,98 @@ fn key_text(key: &Option<Vec<u8>>) -> Option<Cow<'_, str>> {
 /// (`register_models`): the glue imports no module of the package.
 struct Models {
     entry: Py<PyAny>,
-    alternate: Py<PyAny>,
-    image: Py<PyAny>,
-    video: Py<PyAny>,
-    news: Py<PyAny>,
+    alternate: Frozen,
+    image: Frozen,
+    video: Frozen,
+    news: Frozen,
 }
 
 static MODELS: PyOnceLock<Models> = PyOnceLock::new();
 
-struct Classes<'py> {
-    entry: Bound<'py, PyAny>,
-    alternate: Bound<'py, PyAny>,
-    image: Bound<'py, PyAny>,
-    video: Bound<'py, PyAny>,
-    news: Bound<'py, PyAny>,
-}
-
-impl<'py> Classes<'py> {
-    fn load(py: Python<'py>) -> PyResult<Self> {
-        let models = MODELS.get(py).ok_or_else(|| {
+impl Models {
+    fn get(py: Python<'_>) -> PyResult<&Models> {
+        MODELS.get(py).ok_or_else(|| {
             PyRuntimeError::new_err(
                 "the entry classes are not registered (importing sitescout._parse registers them)",
             )
-        })?;
-        Ok(Classes {
-            entry: models.entry.bind(py).clone(),
-            alternate: models.alternate.bind(py).clone(),
-            image: models.image.bind(py).clone(),
-            video: models.video.bind(py).clone(),
-            news: models.news.bind(py).clone(),
         })
+    }
+}
+
+/// A frozen slots dataclass, built through its slots' own setters: `object.__new__`, then each
+/// field's member descriptor. Its `__init__` sets every field through `object.__setattr__` (the
+/// price of being frozen), so an hreflang alternate cost more than a whole 18-field `Entry`, and
+/// a site listing ten locales per page builds ten of them per entry. The object is the same: its
+/// class, equality, hash and frozenness (`tests/test_parse.py`). A class whose fields are not
+/// the ones given, or that has a `__post_init__`, is called as it is.
+struct Frozen {
+    class: Py<PyAny>,
+    /// None: the class is called.
+    slots: Option<Slots>,
+}
+
+/// `object.__new__`, and each field's `__set__` in the order the fields were given.
+struct Slots {
+    new: Py<PyAny>,
+    setters: Vec<Py<PyAny>>,
+}
+
+impl Frozen {
+    fn new(py: Python<'_>, class: Py<PyAny>, fields: &[&str]) -> PyResult<Self> {
+        let slots = Self::slots(class.bind(py), fields)?;
+        Ok(Frozen { class, slots })
+    }
+
+    fn slots(class: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<Option<Slots>> {
+        let py = class.py();
+        if class.hasattr("__post_init__")? {
+            return Ok(None);
+        }
+        let Ok(declared) = class.getattr("__dataclass_fields__") else {
+            return Ok(None);
+        };
+        let names = declared
+            .try_iter()?
+            .map(|name| name?.extract::<String>())
+            .collect::<PyResult<Vec<_>>>()?;
+        if names != fields {
+            return Ok(None);
+        }
+        let mut setters = Vec::with_capacity(fields.len());
+        for name in fields {
+            let slot = class.getattr(*name)?;
+            if slot.get_type().name()? != "member_descriptor" {
+                return Ok(None);
+            }
+            setters.push(slot.getattr("__set__")?.unbind());
+        }
+        let new = py.get_type::<PyAny>().getattr("__new__")?.unbind();
+        Ok(Some(Slots { new, setters }))
+    }
+
+    /// An instance with these field values, in the order the fields were given.
+    fn make<'py, const N: usize>(
+        &self,
+        py: Python<'py>,
+        values: [Bound<'py, PyAny>; N],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let class = self.class.bind(py);
+        let Some(slots) = &self.slots else {
+            return class.call1(PyTuple::new(py, values)?);
+        };
+        let made = slots.new.bind(py).call1((class,))?;
+        for (set, value) in slots.setters.iter().zip(values) {
+            set.bind(py).call1((&made, value))?;
+        }
+        Ok(made)
+    }
+}
+
+/// A text field as Python has it: a `str`, or None.
+fn text<'py>(py: Python<'py>, value: Option<&str>) -> Bound<'py, PyAny> {
+    match value {
+        Some(s) => PyString::new(py, s).into_any(),
+        None => py.None().into_bound(py),
     }
 }
 
@@ -91,13 +153,30 @@ fn register_models(
     news: Py<PyAny>,
 ) -> PyResult<()> {
     super::guard("register_models", || {
-        let _ = MODELS.get_or_init(py, || Models {
-            entry,
-            alternate,
-            image,
-            video,
-            news,
-        });
+        if MODELS.get(py).is_none() {
+            let models = Models {
+                entry,
+                alternate: Frozen::new(py, alternate, &["hreflang", "url"])?,
+                image: Frozen::new(py, image, &["loc", "title", "caption"])?,
+                video: Frozen::new(
+                    py,
+                    video,
+                    &[
+                        "content_loc",
+                        "player_loc",
+                        "thumbnail_loc",
+                        "title",
+                        "description",
+                    ],
+                )?,
+                news: Frozen::new(
+                    py,
+                    news,
+                    &["title", "publication_date", "language", "publication_name"],
+                )?,
+            };
+            let _ = MODELS.set(py, models);
+        }
         Ok(())
     })
 }
@@ -397,7 +476,8 @@ impl Batch {
     /// The rows as `sitescout.Entry` objects.
     fn entries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         super::guard("Batch.entries", || {
-            let classes = Classes::load(py)?;
+            let models = Models::get(py)?;
+            let entry_class = models.entry.bind(py);
             let empty = PyTuple::empty(py);
             // Rows of one document share their sitemap URL: one Python string for them all.
             let mut sitemap: Option<(Arc<str>, Bound<'py, PyString>)> = None;
@@ -413,28 +493,40 @@ impl Batch {
                 };
                 let e = &row.entry;
                 let alternates = tuple_of(&empty, e.alternates(), |a| {
-                    classes.alternate.call1((&a.hreflang, &a.url))
+                    let hreflang = PyString::new(py, &a.hreflang).into_any();
+                    models
+                        .alternate
+                        .make(py, [hreflang, text(py, Some(&a.url))])
                 })?;
                 let images = tuple_of(&empty, e.images(), |i| {
-                    classes.image.call1((&i.loc, &i.title, &i.caption))
+                    let fields = [
+                        text(py, Some(&i.loc)),
+                        text(py, i.title.as_deref()),
+                        text(py, i.caption.as_deref()),
+                    ];
+                    models.image.make(py, fields)
                 })?;
                 let videos = tuple_of(&empty, e.videos(), |v| {
-                    classes.video.call1((
-                        &v.content_loc,
-                        &v.player_loc,
-                        &v.thumbnail_loc,
-                        &v.title,
-                        &v.description,
-                    ))
+                    let fields = [
+                        text(py, v.content_loc.as_deref()),
+                        text(py, v.player_loc.as_deref()),
+                        text(py, v.thumbnail_loc.as_deref()),
+                        text(py, v.title.as_deref()),
+                        text(py, v.description.as_deref()),
+                    ];
+                    models.video.make(py, fields)
                 })?;
                 let news = match e.news() {
                     None => py.None().into_bound(py),
-                    Some(n) => classes.news.call1((
-                        &n.title,
-                        &n.publication_date,
-                        &n.language,
-                        &n.publication_name,
-                    ))?,
+                    Some(n) => {
+                        let fields = [
+                            text(py, n.title.as_deref()),
+                            text(py, n.publication_date.as_deref()),
+                            text(py, n.language.as_deref()),
+                            text(py, n.publication_name.as_deref()),
+                        ];
+                        models.news.make(py, fields)?
+                    }
                 };
                 let args = (
                     &e.url,
@@ -451,7 +543,7 @@ impl Batch {
                     row.alternate_of(),
                 );
                 if row.source == Source::Sitemap && row.extra.is_none() {
-                    out.push(classes.entry.call1(args)?);
+                    out.push(entry_class.call1(args)?);
                     continue;
                 }
                 let kwargs = PyDict::new(py);
@@ -463,7 +555,7 @@ impl Batch {
                     let sources = extra.sources.iter().map(|s| s.as_str());
                     kwargs.set_item("sources", PyTuple::new(py, sources)?)?;
                 }
-                out.push(classes.entry.call(args, Some(&kwargs))?);
+                out.push(entry_class.call(args, Some(&kwargs))?);
             }
             PyList::new(py, out)
         })
