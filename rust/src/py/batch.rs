@@ -68,7 +68,7 @@ impl Models {
 /// field's member descriptor. Its `__init__` sets every field through `object.__setattr__` (the
 /// price of being frozen), so an hreflang alternate cost more than a whole 18-field `Entry`, and
 /// a site listing ten locales per page builds ten of them per entry. The object is the same: its
-/// class, equality, hash and frozenness (`tests/test_parse.py`). A class whose fields are not
+/// class, equality, hash and frozenness (`tests/test_core_encode.py`). A class whose fields are not
 /// the ones given, or that has a `__post_init__`, is called as it is.
 struct Frozen {
     class: Py<PyAny>,
@@ -493,14 +493,15 @@ impl Batch {
                 };
                 let e = &row.entry;
                 let alternates = tuple_of(&empty, e.alternates(), |a| {
-                    let hreflang = PyString::new(py, &a.hreflang).into_any();
-                    models
-                        .alternate
-                        .make(py, [hreflang, text(py, Some(&a.url))])
+                    let fields = [
+                        PyString::new(py, &a.hreflang).into_any(),
+                        PyString::new(py, &a.url).into_any(),
+                    ];
+                    models.alternate.make(py, fields)
                 })?;
                 let images = tuple_of(&empty, e.images(), |i| {
                     let fields = [
-                        text(py, Some(&i.loc)),
+                        PyString::new(py, &i.loc).into_any(),
                         text(py, i.title.as_deref()),
                         text(py, i.caption.as_deref()),
                     ];
