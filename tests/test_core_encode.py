@@ -133,32 +133,27 @@ def test_core_encodes_any_entry_as_python_did(items: list[Entry]) -> None:
 def test_extras_are_their_classes_own_objects() -> None:
     """The core builds alternates, images, videos and news through their slots, not their
     frozen `__init__`: each must be what the class itself makes, frozen and hashable alike."""
-    made = [
-        Alternate("de", "https://x.com/de/a"),
-        Alternate(ODD, ODD),
-        Image("https://x.com/i.png"),
-        Image("https://x.com/j.png", ODD, "c"),
+    alternates = (Alternate("de", "https://x.com/de/a"), Alternate(ODD, ODD))
+    images = (Image("https://x.com/i.png"), Image("https://x.com/j.png", ODD, "c"))
+    videos = (
         Video(),
         Video("https://x.com/v.mp4", "https://x.com/p", "https://x.com/t.jpg", ODD, "d"),
-        News(),
-        News("n", "2024-01-01", "en", ODD),
-    ]
-    entry = Entry(
-        url="https://x.com/a",
-        alternates=tuple(m for m in made if isinstance(m, Alternate)),
-        images=tuple(m for m in made if isinstance(m, Image)),
-        videos=tuple(m for m in made if isinstance(m, Video)),
-        news=made[-1],  # type: ignore[arg-type]
     )
-    (back,) = Batch.from_entries([entry, Entry(url="https://x.com/b", news=made[-2])]).entries()[:1]
-    got = [*back.alternates, *back.images, *back.videos, back.news]
-    want = [m for m in made if not isinstance(m, News)] + [made[-1]]
+    news = (News(), News("n", "2024-01-01", "en", ODD))
+    entries = [
+        Entry(url="https://x.com/a", alternates=alternates, images=images, videos=videos),
+        Entry(url="https://x.com/b", news=news[0]),
+        Entry(url="https://x.com/c", news=news[1]),
+    ]
+    a, b, c = Batch.from_entries(entries).entries()
+    got = [*a.alternates, *a.images, *a.videos, b.news, c.news]
+    want = [*alternates, *images, *videos, *news]
     assert got == want
     for g, w in zip(got, want, strict=True):
         assert type(g) is type(w)
         assert (hash(g), repr(g)) == (hash(w), repr(w))
         with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(g, dataclasses.fields(g)[0].name, "changed")  # type: ignore[arg-type]
+            setattr(g, dataclasses.fields(w)[0].name, "changed")
 
 
 def test_extras_of_another_shape_are_built_by_their_class(tmp_path: Path) -> None:
