@@ -153,8 +153,8 @@ fn register_models(
     news: Py<PyAny>,
 ) -> PyResult<()> {
     super::guard("register_models", || {
-        if MODELS.get(py).is_none() {
-            let models = Models {
+        MODELS.get_or_try_init(py, || -> PyResult<Models> {
+            Ok(Models {
                 entry,
                 alternate: Frozen::new(py, alternate, &["hreflang", "url"])?,
                 image: Frozen::new(py, image, &["loc", "title", "caption"])?,
@@ -174,9 +174,8 @@ fn register_models(
                     news,
                     &["title", "publication_date", "language", "publication_name"],
                 )?,
-            };
-            let _ = MODELS.set(py, models);
-        }
+            })
+        })?;
         Ok(())
     })
 }
