@@ -857,6 +857,14 @@ class SiteServer(ThreadingHTTPServer):
             if self.validators:
                 self._validators[path] = Validators.of(body, self._edits)
 
+    def add_file(self, path: str, body: bytes) -> None:
+        """Serve `body` at `path` too, a file the site directory does not hold (its content
+        type by its name, as for the others)."""
+        with self._lock:
+            self.files[path] = (body, _content_type(path))
+            if self.validators:
+                self._validators[path] = Validators.of(body, self._edits)
+
     def change_shard(self, path: str, index_path: str = "/sitemap_index.xml") -> bool:
         """Edit the urlset at `path` as a site update would: one page more (so its bytes,
         ETag and Last-Modified change), gzipped again if it was. The index at `index_path`

@@ -26,6 +26,10 @@ interpreter start-up and imports included; CPU is user + system from `os.wait4`,
 - the naive walker: urllib.request + xml.etree.ElementTree, sequential, all in memory;
 - the lxml floor: `lxml.etree.fromstring` over the already-decompressed shards; its wall and CPU
   are the parse calls only (reading, gunzip and counting happen outside the timers);
+- start-up: `sitescout urls` of a one-URL sitemap on the same server (`/startup.xml`), the same
+  command line otherwise: interpreter, imports, one fetch. Its CPU taken from `sitescout urls`'
+  gives the CPU per URL of the walk itself, which is what the core and the walk's code decide;
+  it is no tool of its own (no speed-up or growth), and its one URL is checked after the rounds;
 - the native floor (`floor/`, built here with cargo; skipped with a note where cargo is missing):
   gunzip each shard with the core's inflater and put every `<loc>` value into a hash set, the
   least work a walk can do on this machine; its wall and CPU are those two steps only, so
@@ -97,6 +101,9 @@ MIB = 1024 * 1024
 FLOOR_DIR = BENCH_DIR / "floor"
 # The tools whose wall and CPU are their timed steps only, not the whole process.
 FLOORS = ("floor", "native_floor")
+# `sitescout urls` of a one-URL sitemap: start-up, to take from the walk's figures.
+STARTUP = "startup"
+STARTUP_PATH = "/startup.xml"
 
 TARGET_CPU_US_PER_URL = 2.5
 TARGET_NAIVE_SPEEDUP = 3.0
@@ -458,6 +465,22 @@ class Tool:
     env: dict[str, str] = field(default_factory=dict)
 
 
+def startup_url(site: Site) -> str:
+    assert site.server is not None
+    return site.server.origin + STARTUP_PATH
+
+
+def serve_startup_sitemap(site: Site) -> None:
+    """A one-URL urlset beside the site, for the start-up row."""
+    assert site.server is not None
+    body = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"  <url><loc>{site.server.origin}/startup-page</loc></url>\n</urlset>\n"
+    )
+    site.server.add_file(STARTUP_PATH, body.encode())
+
+
 def build_native_floor(smoke: bool, notes: list[str]) -> Path | None:
     """The native floor's program, built now (a release build; a debug one for a smoke run,
     whose figures do not count), or None with a note saying why not."""
@@ -511,6 +534,13 @@ def build_tools(args: Options, notes: list[str]) -> list[Tool]:
         notes.append(f"`{args.sitescout} urls --help` fails: sitescout CLI rows skipped")
     else:
         tools.append(Tool("urls", "sitescout urls", lambda s: cli.argv(s.url, os.devnull)[0]))
+        tools.append(
+            Tool(
+                STARTUP,
+                "sitescout urls of a one-URL sitemap (start-up)",
+                lambda s: cli.argv(startup_url(s), os.devnull)[0],
+            )
+        )
     tools.append(
         Tool("iter_urls", "sitescout.iter_urls()", lambda s: _child_argv(_child_iter_urls, s.url))
     )
@@ -743,6 +773,7 @@ def verify(launcher: Launcher, res: SizeResult, args: Options) -> list[str]:
                     f"{len(seen):,} distinct URLs in {lines:,} lines, {len(want - seen):,} "
                     f"missing, {len(seen - want):,} unexpected"
                 )
+    notes += verify_startup(launcher, res, args)
     theirs = found.get("naive")
     for key in ("urls", "urls_before"):
         ours = found.get(key)
@@ -764,12 +795,37 @@ def verify(launcher: Launcher, res: SizeResult, args: Options) -> list[str]:
     return notes
 
 
+def verify_startup(launcher: Launcher, res: SizeResult, args: Options) -> list[str]:
+    """Run the start-up row's command once more into a file: it must give its one URL."""
+    measure = res.measures.get(STARTUP)
+    if measure is None or not measure.ok:
+        return []
+    want = startup_url(res.site).removesuffix(STARTUP_PATH) + "/startup-page"
+    with tempfile.TemporaryDirectory(prefix="sitescout-walk-") as tmp:
+        out = Path(tmp) / "startup.out"
+        argv = measure.tool.argv(res.site)
+        writes_itself = argv[-2:] == ["--output", os.devnull]
+        argv = [*argv[:-1], str(out)] if writes_itself else argv
+        run = launcher.run(
+            argv,
+            timeout=args.timeout,
+            stdout_path=None if writes_itself else str(out),
+            env=measure.tool.env,
+        )
+        got = list(_output_urls(out)) if run.ok and out.exists() else None
+    if got != [want]:
+        measure.wrong = f"gave {got!r}, not its one URL"
+        return [f"{measure.tool.label}: WRONG, {measure.wrong}"]
+    measure.urls = 1
+    return [f"{measure.tool.label}: its one URL, as expected"]
+
+
 def check_counts(res: SizeResult) -> None:
     """Hold the tools not verified URL by URL to the count they must report: a fast tool that
     misses URLs gets no speed-up credited."""
     stats = res.site.stats
     for key, m in res.measures.items():
-        if key in ("urls", "urls_before", "naive") or not m.ok:
+        if key in ("urls", "urls_before", "naive", STARTUP) or not m.ok:
             continue
         want = stats.page_urls if key in FLOORS else stats.distinct_urls
         if m.urls != want:
@@ -790,7 +846,7 @@ class SizeResult:
 
 
 def _speedup(base: Measure | None, m: Measure, attr: str) -> str:
-    if base is None or not base.correct or base is m or not m.correct:
+    if base is None or not base.correct or base is m or not m.correct or m.tool.key == STARTUP:
         return ""
     value = getattr(m, attr)
     return f"{getattr(base, attr) / value:.2f}×" if value > 0 else ""
@@ -819,8 +875,9 @@ def print_size(res: SizeResult) -> None:
         if m.wrong is not None:
             urls = f"**WRONG**: {m.wrong}"
         reqs = "" if m.tool.key in FLOORS or m.requests is None else f"{m.requests:,}"
+        per_url = "" if m.tool.key == STARTUP else f"{m.cpu / n * 1e6:.2f}"
         print(
-            f"| {m.tool.label} | {urls} | {m.wall:.2f} | {m.cpu:.2f} | {m.cpu / n * 1e6:.2f} "
+            f"| {m.tool.label} | {urls} | {m.wall:.2f} | {m.cpu:.2f} | {per_url} "
             f"| {m.rss:.1f} | {reqs} | {_speedup(naive, m, 'wall')} | {_speedup(naive, m, 'cpu')} "
             f"| {_speedup(floor, m, 'cpu')} | {_speedup(native, m, 'cpu')} |"
         )
@@ -838,7 +895,7 @@ def print_growth(results: list[SizeResult]) -> None:
     print(f"| tool | peak RSS MiB at {a:,} | at {b:,} | growth B/URL |\n|---|---:|---:|---:|")
     for key, m in large.measures.items():
         s = small.measures.get(key)
-        if key in FLOORS or s is None or not (s.correct and m.correct):
+        if key in (*FLOORS, STARTUP) or s is None or not (s.correct and m.correct):
             continue
         growth = (m.rss - s.rss) * MIB / dn
         print(f"| {m.tool.label} | {s.rss:.1f} | {m.rss:.1f} | {growth:.1f} |")
@@ -873,7 +930,7 @@ def print_targets(results: list[SizeResult]) -> None:
     n = res.site.stats.page_urls
     ms = res.measures
     urls, naive, floor = ms.get("urls"), ms.get("naive"), ms.get("floor")
-    native = ms.get("native_floor")
+    native, startup = ms.get("native_floor"), ms.get(STARTUP)
     it, it_before = ms.get("iter_urls"), ms.get("iter_urls_before")
     rows: list[tuple[str, str, bool | None]] = []
 
@@ -915,6 +972,15 @@ def print_targets(results: list[SizeResult]) -> None:
                 (
                     "`sitescout urls` CPU ÷ the native floor's (how far from the limit)",
                     f"{urls.cpu / native.cpu:.2f}× ({native.cpu / n * 1e6:.2f} µs per URL)",
+                    None,
+                )
+            )
+        if ok(startup) and startup is not None:
+            walk_us = (urls.cpu - startup.cpu) / n * 1e6
+            rows.append(
+                (
+                    "`sitescout urls` CPU per URL after start-up (its CPU less the start-up row's)",
+                    f"{walk_us:.2f} µs (start-up {startup.cpu:.2f} s CPU)",
                     None,
                 )
             )
@@ -1117,6 +1183,7 @@ def main() -> int:
         tools = build_tools(args, notes)
         for site in sites:
             site.server = servers.enter_context(SiteServer(site.directory))
+            serve_startup_sitemap(site)
             print(f"== serving {site.directory.name} at {site.url}", file=sys.stderr)
         for site in sites:
             results.append(SizeResult(site, run_rounds(launcher, site, tools, args)))

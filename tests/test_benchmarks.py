@@ -66,6 +66,13 @@ SMOKES = {
             (
                 # URLs reported, wall s, CPU s, µs CPU/URL, peak RSS MiB, requests: per size.
                 (_row("sitescout urls", 6), 2),
+                # Start-up: its one URL checked (else WRONG, no match), and taken from the walk.
+                (_row("sitescout urls of a one-URL sitemap (start-up)", 3), 2),
+                (r"sitescout urls of a one-URL sitemap \(start-up\): its one URL, as expected", 2),
+                (
+                    rf"after start-up .*\| -?{NUM} µs \(start-up {NUM} s CPU\) \| n/a \|$",
+                    1,
+                ),
                 (_row("sitescout.iter_urls()", 6), 2),
                 (_row("sitescout.walk() batches", 6), 2),
                 (_row("naive urllib + ElementTree", 6), 2),
