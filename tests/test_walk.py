@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import time
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 
 import sitescout
 from sitescout import Entry, WalkReport
+from sitescout._walk.walk import ENTRY_SLICE
 
 from .server import InFlight, Reply, RequestHandler, Site, gz, sitemapindex, urlset
 
@@ -643,6 +645,27 @@ def test_iter_urls_sync(site: Site) -> None:
     urls = [e.url for e in it]
     assert len(urls) == 2500
     assert it.report.urls == 2500
+
+
+def test_iter_urls_makes_entries_a_slice_at_a_time(site: Site) -> None:
+    """Few entries are made ahead of the one handed over: made a whole batch at a time, they
+    outlived the collector's youngest generation, and its older ones walked them again."""
+    listed = pages(site, "s", 2500)
+    site.add("/sitemap.xml", urlset(listed))
+    urls: list[str] = []
+    ahead: list[int] = []
+
+    def alive() -> int:
+        return sum(1 for o in gc.get_objects() if type(o) is Entry)
+
+    before = alive()  # an earlier test's, not yet collected
+    for i, entry in enumerate(sitescout.iter_urls(site.url + "/sitemap.xml")):
+        urls.append(entry.url)
+        if i % 250 == 1:
+            ahead.append(alive() - before)
+    assert urls == listed
+    assert len(ahead) == 10
+    assert 1 <= max(ahead) <= ENTRY_SLICE
 
 
 def test_iter_urls_stops_early_and_closes(site: Site) -> None:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import time
 import weakref
+from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import replace
 
@@ -371,13 +372,22 @@ class Walk:
         await self._pool.join()
 
 
+# `iter_urls` makes entries this many at a time. Entries still waiting to be handed over when
+# the cyclic collector runs (every 700 new objects) survive it and move to older generations,
+# whose collections then walk them again: made a whole batch (1,000) at a time, a walk that
+# keeps no entry spent about a tenth of its CPU there (1M URLs: 0.87x with the collector off,
+# 0.89x in slices of 64, paired runs).
+ENTRY_SLICE = 64
+
+
 class SyncEntries(Iterator[Entry]):
     """`iter_urls`: the walk as a plain iterator of entries, on a private event loop."""
 
     def __init__(self, url: str, options: WalkOptions | None = None) -> None:
         self._loop = asyncio.new_event_loop()
         self.walk = Walk(url, options)
-        self._batches = aiter(self.walk)
+        self._batches = self.walk.batches()
+        self._slices: deque[Batch] = deque()
         self._current: Iterator[Entry] = iter(())
         self._closed = False
 
@@ -390,6 +400,9 @@ class SyncEntries(Iterator[Entry]):
             entry = next(self._current, None)
             if entry is not None:
                 return entry
+            if self._slices:
+                self._current = iter(self._slices.popleft().entries())
+                continue
             if self._closed:
                 raise StopIteration
             refuse_running_loop("iter_urls", instead="async for batch in walk(...)")
@@ -401,13 +414,15 @@ class SyncEntries(Iterator[Entry]):
             except BaseException:
                 self.close()
                 raise
-            self._current = iter(batch)
+            self._slices.extend(batch.take_batches(ENTRY_SLICE))
+            self._slices.append(batch)  # what is left of it: fewer than a slice
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         self._current = iter(())
+        self._slices.clear()
         closer = getattr(self._batches, "aclose", None)
         if closer is not None:
             self._loop.run_until_complete(closer())
