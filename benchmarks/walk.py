@@ -104,6 +104,7 @@ FLOORS = ("floor", "native_floor")
 # `sitescout urls` of a one-URL sitemap: start-up, to take from the walk's figures.
 STARTUP = "startup"
 STARTUP_PATH = "/startup.xml"
+STARTUP_PAGE = "/startup-page"
 
 TARGET_CPU_US_PER_URL = 2.5
 TARGET_NAIVE_SPEEDUP = 3.0
@@ -476,7 +477,7 @@ def serve_startup_sitemap(site: Site) -> None:
     body = (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        f"  <url><loc>{site.server.origin}/startup-page</loc></url>\n</urlset>\n"
+        f"  <url><loc>{site.server.origin}{STARTUP_PAGE}</loc></url>\n</urlset>\n"
     )
     site.server.add_file(STARTUP_PATH, body.encode())
 
@@ -733,17 +734,10 @@ def verify(launcher: Launcher, res: SizeResult, args: Options) -> list[str]:
             tool = measure.tool
             out = Path(tmp) / f"{key}.out"
             if key == "naive":
-                argv, writes_itself = _child_argv(_child_naive, site.url, str(out)), True
+                argv = _child_argv(_child_naive, site.url, str(out))
+                run = launcher.run(argv, timeout=args.timeout, env=tool.env)
             else:
-                argv = tool.argv(site)
-                writes_itself = argv[-2:] == ["--output", os.devnull]
-                argv = [*argv[:-1], str(out)] if writes_itself else argv
-            run = launcher.run(
-                argv,
-                timeout=args.timeout,
-                stdout_path=None if writes_itself else str(out),
-                env=tool.env,
-            )
+                run = run_into(launcher, tool, site, out, args)
             if not run.ok or not out.exists():
                 notes.append(f"{tool.label}: verification run failed (exit {run.returncode})")
                 measure.wrong = "its output could not be verified"
@@ -795,23 +789,29 @@ def verify(launcher: Launcher, res: SizeResult, args: Options) -> list[str]:
     return notes
 
 
+def run_into(launcher: Launcher, tool: Tool, site: Site, out: Path, args: Options) -> Run:
+    """Run a `sitescout` row's command once with its output going to `out`."""
+    argv = tool.argv(site)
+    writes_itself = argv[-2:] == ["--output", os.devnull]
+    argv = [*argv[:-1], str(out)] if writes_itself else argv
+    return launcher.run(
+        argv,
+        timeout=args.timeout,
+        stdout_path=None if writes_itself else str(out),
+        env=tool.env,
+    )
+
+
 def verify_startup(launcher: Launcher, res: SizeResult, args: Options) -> list[str]:
     """Run the start-up row's command once more into a file: it must give its one URL."""
     measure = res.measures.get(STARTUP)
     if measure is None or not measure.ok:
         return []
-    want = startup_url(res.site).removesuffix(STARTUP_PATH) + "/startup-page"
+    assert res.site.server is not None
+    want = res.site.server.origin + STARTUP_PAGE
     with tempfile.TemporaryDirectory(prefix="sitescout-walk-") as tmp:
         out = Path(tmp) / "startup.out"
-        argv = measure.tool.argv(res.site)
-        writes_itself = argv[-2:] == ["--output", os.devnull]
-        argv = [*argv[:-1], str(out)] if writes_itself else argv
-        run = launcher.run(
-            argv,
-            timeout=args.timeout,
-            stdout_path=None if writes_itself else str(out),
-            env=measure.tool.env,
-        )
+        run = run_into(launcher, measure.tool, res.site, out, args)
         got = list(_output_urls(out)) if run.ok and out.exists() else None
     if got != [want]:
         measure.wrong = f"gave {got!r}, not its one URL"
