@@ -853,17 +853,19 @@ class SiteServer(ThreadingHTTPServer):
         with self._lock:
             _, ctype = self.files[path]
             self._edits += 1
-            self.files[path] = (body, ctype)
-            if self.validators:
-                self._validators[path] = Validators.of(body, self._edits)
+            self._serve(path, body, ctype)
 
     def add_file(self, path: str, body: bytes) -> None:
         """Serve `body` at `path` too, a file the site directory does not hold (its content
         type by its name, as for the others)."""
         with self._lock:
-            self.files[path] = (body, _content_type(path))
-            if self.validators:
-                self._validators[path] = Validators.of(body, self._edits)
+            self._serve(path, body, _content_type(path))
+
+    def _serve(self, path: str, body: bytes, ctype: str) -> None:
+        """Serve `body` at `path` from now on, with validators of the edit count (the lock held)."""
+        self.files[path] = (body, ctype)
+        if self.validators:
+            self._validators[path] = Validators.of(body, self._edits)
 
     def change_shard(self, path: str, index_path: str = "/sitemap_index.xml") -> bool:
         """Edit the urlset at `path` as a site update would: one page more (so its bytes,

@@ -1213,7 +1213,7 @@ def report(results: list[SizeResult], args: Options, notes: list[str], load: lis
         f"{' -> '.join(f'{x:.2f}' for x in load)} (other work on the machine skews times). "
         "Whole processes (start-up and imports included) except the two floors, whose wall and "
         "CPU are their timed steps only (the lxml parse calls; the native gunzip and scan). "
-        "µs CPU/URL = CPU s / page URLs (<loc>s) for every row; "
+        "µs CPU/URL = CPU s / page URLs (<loc>s) for every row but the start-up one's; "
         "speed-ups are the naive walker's figure ÷ the tool's; throughput ÷ floor is the floor's "
         "parse CPU ÷ the tool's CPU. The site mix is described in benchmarks/_site.py."
     )
