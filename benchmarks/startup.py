@@ -12,6 +12,9 @@ ratio to the baseline `python -c pass` of the same run, the floor no Python prog
 * `python -c "import sitescout"` - the library's import
 * `sitescout --version` - the installed program, answering without loading its commands
 * `sitescout --help` - the program listing every command (it loads them all)
+* `sitescout urls FILE -f txt -q` - a whole command: a walk of a one-URL sitemap on disk, with
+  options of each kind given (a choice, whole numbers, a decimal, a string), so a command's own
+  start-up (its module, the walk's, httpx, reading its options) without the network
 
 A command that fails or prints the wrong thing is marked WRONG. `--smoke` takes 3 runs of each:
 seconds, for the test suite (`tests/test_benchmarks.py`); its figures mean little.
@@ -23,6 +26,7 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,13 +37,24 @@ PROGRAM = str(Path(sys.executable).with_name("sitescout"))
 
 BASELINE, IMPORT = "python -c pass", 'python -c "import sitescout"'
 VERSION, HELP = "sitescout --version", "sitescout --help"
-# label -> (argv, what its stdout must hold)
-COMMANDS: dict[str, tuple[list[str], str]] = {
-    BASELINE: ([sys.executable, "-c", "pass"], ""),
-    IMPORT: ([sys.executable, "-c", "import sitescout"], ""),
-    VERSION: ([PROGRAM, "--version"], f"sitescout {sitescout.__version__}\n"),
-    HELP: ([PROGRAM, "--help"], "Usage: sitescout"),
-}
+WALK = "sitescout urls FILE -f txt -q"
+PAGE = "https://example.com/one"
+ONE_URL = (
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    f"<url><loc>{PAGE}</loc></url></urlset>"
+)
+WALK_OPTIONS = ["-f", "txt", "-q", "--concurrency", "4", "--max-urls", "10", "--timeout", "30.5"]
+
+
+def commands(sitemap: Path) -> dict[str, tuple[list[str], str]]:
+    """label -> (argv, what its stdout must hold)"""
+    return {
+        BASELINE: ([sys.executable, "-c", "pass"], ""),
+        IMPORT: ([sys.executable, "-c", "import sitescout"], ""),
+        VERSION: ([PROGRAM, "--version"], f"sitescout {sitescout.__version__}\n"),
+        HELP: ([PROGRAM, "--help"], "Usage: sitescout"),
+        WALK: ([PROGRAM, "urls", str(sitemap), *WALK_OPTIONS], f"{PAGE}\n"),
+    }
 
 
 def timed(argv: list[str], expect: str) -> tuple[float, bool]:
@@ -71,16 +86,10 @@ def main() -> None:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
 
-    seconds: dict[str, list[float]] = {label: [] for label in COMMANDS}
-    wrong: set[str] = set()
-    for argv, expect in COMMANDS.values():  # a warm-up round, not counted
-        timed(argv, expect)
-    for _ in range(args.runs):
-        for label, (argv, expect) in COMMANDS.items():
-            took, ok = timed(argv, expect)
-            seconds[label].append(took)
-            if not ok:
-                wrong.add(label)
+    with tempfile.TemporaryDirectory(prefix="sitescout-startup-") as tmp:
+        sitemap = Path(tmp) / "sitemap.xml"
+        sitemap.write_text(ONE_URL)
+        seconds, wrong = measure(commands(sitemap), args.runs)
 
     print(f"median wall seconds of {args.runs} runs each, taking turns; ÷ python -c pass")
     baseline = statistics.median(seconds[BASELINE])
@@ -91,8 +100,26 @@ def main() -> None:
     above = {label: statistics.median(runs) - baseline for label, runs in seconds.items()}
     print(
         f"above the baseline: import {above[IMPORT]:.3f} s, --version {above[VERSION]:.3f} s,"
-        f" --help {above[HELP]:.3f} s"
+        f" --help {above[HELP]:.3f} s, a one-URL walk {above[WALK]:.3f} s"
     )
+
+
+def measure(
+    runs_of: dict[str, tuple[list[str], str]], runs: int
+) -> tuple[dict[str, list[float]], set[str]]:
+    """Each command's wall seconds over `runs` turns (after one warm-up round), and the
+    labels of those that failed or printed something else."""
+    seconds: dict[str, list[float]] = {label: [] for label in runs_of}
+    wrong: set[str] = set()
+    for argv, expect in runs_of.values():  # a warm-up round, not counted
+        timed(argv, expect)
+    for _ in range(runs):
+        for label, (argv, expect) in runs_of.items():
+            took, ok = timed(argv, expect)
+            seconds[label].append(took)
+            if not ok:
+                wrong.add(label)
+    return seconds, wrong
 
 
 if __name__ == "__main__":

@@ -139,11 +139,12 @@ SMOKES = {
                         'python -c "import sitescout"',
                         "sitescout --version",
                         "sitescout --help",
+                        "sitescout urls FILE -f txt -q",
                     )
                 ),
                 (
                     rf"^above the baseline: import -?{NUM} s, --version -?{NUM} s,"
-                    rf" --help -?{NUM} s$",
+                    rf" --help -?{NUM} s, a one-URL walk -?{NUM} s$",
                     1,
                 ),
             ),

@@ -19,6 +19,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..__about__ import __version__
 from .._errors import UsageError
+from ._values import read_plainly
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,18 +27,20 @@ if TYPE_CHECKING:
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
 
 
-def _valueless_flags(params: list[Any]) -> list[Any]:
-    """A boolean flag takes no value, so its help shows no type: typer's rich help otherwise
+def _prepared(params: list[Any]) -> list[Any]:
+    """The command's parameters, their values read plainly where they can be (`_values`).
+
+    A boolean flag takes no value, so its help shows no type: typer's rich help otherwise
     prints `<bool>` after every flag, `--help` included, as if one had to write `--crawl true`."""
     for param in params:
         if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
             param.metavar = ""
-    return params
+    return read_plainly(params)
 
 
 class _Command(TyperCommand):
     def get_params(self, ctx: Any) -> list[Any]:
-        return _valueless_flags(super().get_params(ctx))
+        return _prepared(super().get_params(ctx))
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; a reader that closed stdout (`| head`) ends it quietly, exit 0.
@@ -88,7 +91,7 @@ def _discard_stdout() -> None:
 
 class _Group(TyperGroup):
     def get_params(self, ctx: Any) -> list[Any]:
-        return _valueless_flags(super().get_params(ctx))
+        return _prepared(super().get_params(ctx))
 
 
 class _Typer(typer.Typer):
