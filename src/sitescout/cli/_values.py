@@ -1,8 +1,9 @@
 """Option values read without typer's pydantic step, when a value has one plain reading.
 
 typer checks every option's value through a pydantic `TypeAdapter`, built on first use, and
-importing pydantic and building those adapters was about a quarter of a small run's CPU (0.12 s
-of 0.48 s for `sitescout urls` of a one-URL sitemap). A value a run gets is nearly always plain:
+importing pydantic and building those adapters was about a quarter of a small run's CPU
+(`sitescout urls` of a one-URL sitemap: 0.227 s without, 0.307 s with, 21 paired runs) and
+9 MiB of its memory. A value a run gets is nearly always plain:
 a string, a whole number or a decimal written in digits and within its option's range, an enum
 member's exact value, a path. Such a value is read here, to what typer's adapter would give.
 Anything else (a bound crossed, another spelling of a choice, an exponent) goes to typer's own
