@@ -127,7 +127,8 @@ def stderr_console() -> Console:
     if made is None:
         from rich.console import Console
 
-        made = _Stderr._console = Console(stderr=True, highlight=False, soft_wrap=True)
+        # No emoji codes: a URL's `:name:` (`/wiki/Tag:fire:`) is part of it, not a picture.
+        made = _Stderr._console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     return made
 
 

@@ -105,7 +105,10 @@ def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
         print_errors(report)
         return
     for warning in [*RUN_WARNINGS, *report.warnings]:
-        err.print(f"[yellow]warning:[/] {warning}", markup=True)
+        from rich.markup import escape  # rich loads with the first line printed, not before
+
+        # The warning's own text (a URL, a path) is not markup: `[b]` in it stays as written.
+        err.print(f"[yellow]warning:[/] {escape(warning)}", markup=True)
     source = _source_of(report)
     errors = len(report.errors)
     err.print(

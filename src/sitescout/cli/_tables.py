@@ -18,8 +18,9 @@ class _StdoutConsole(Console):
 
 
 def stdout_console() -> Console:
-    """Tables on stdout: no highlighting, no wrapping (a pipe gets whole rows)."""
-    return _StdoutConsole(highlight=False, soft_wrap=False)
+    """Tables on stdout: no highlighting, no wrapping (a pipe gets whole rows), and no emoji
+    codes (a path's `:name:` is printed as it is)."""
+    return _StdoutConsole(highlight=False, soft_wrap=False, emoji=False)
 
 
 def print_table(table: Table, *, shrinking: int, least: int) -> None:

@@ -245,7 +245,7 @@ def _table(found: list[GroupChanges], origin: str | None) -> Table:
     caption = f"{total:,} changed URLs in {plural(len(found), 'group', separators=True)}"
     if origin is not None:
         caption += f" on {origin}"
-    table = Table(box=box.SIMPLE_HEAD, caption=caption, caption_justify="left")
+    table = Table(box=box.SIMPLE_HEAD, caption=Text(caption), caption_justify="left")
     widest = max((len(g.prefix) for g in found), default=5)
     table.add_column("group", no_wrap=True, min_width=min(40, widest))
     table.add_column("added", justify="right", no_wrap=True)

@@ -73,7 +73,7 @@ def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
         caption += " · budgets hit: " + ", ".join(report.budgets_hit)
     if report.partial:
         caption += " · partial: " + "; ".join(report.partial_reasons)
-    table = Table(box=box.SIMPLE_HEAD, caption=caption, caption_justify="left")
+    table = Table(box=box.SIMPLE_HEAD, caption=Text(caption), caption_justify="left")
     widest = max((len(g.prefix) for g in groups), default=5)
     table.add_column("group", no_wrap=True, min_width=min(40, widest))
     table.add_column("URLs", justify="right", no_wrap=True, min_width=4)
@@ -91,7 +91,7 @@ def groups_table(groups: list[PathGroup], walk: Walk) -> Table:
             f"{g.count:,}",
             share,
             Text(bar(g.count, largest), style="cyan"),
-            example,
+            Text(example),  # a URL's path is not markup: `[b]` in it stays as written
         )
     return table
 

@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from .._errors import UsageError
 from .._http import DEFAULT_USER_AGENT, FetchConfig
@@ -56,30 +57,35 @@ def format_range(low: int, high: int) -> str:
 
 
 def scope_table(est: ScopeEstimate) -> Table:
-    table = Table(box=box.SIMPLE, show_header=False, title=f"scope of {est.root_url}")
+    # Every value is the site's own text (URLs, notes), never markup: `[b]` in a URL stays.
+    table = Table(box=box.SIMPLE, show_header=False, title=Text(f"scope of {est.root_url}"))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
+
+    def row(name: str, value: str) -> None:
+        table.add_row(name, Text(value))
+
     source = est.source if est.source_url is None else f"{est.source} ({est.source_url})"
-    table.add_row("source", source)
+    row("source", source)
     tops = list(est.top_sitemap_urls[:3])
     if len(est.top_sitemap_urls) > 3:
         tops.append(f"(+{len(est.top_sitemap_urls) - 3} more)")
-    table.add_row("top sitemaps", "\n".join(tops) or "none")
-    table.add_row("estimate", format_range(*est.url_estimate_range))
-    table.add_row("sub-sitemaps", f"{est.sub_sitemap_count:,}")
+    row("top sitemaps", "\n".join(tops) or "none")
+    row("estimate", format_range(*est.url_estimate_range))
+    row("sub-sitemaps", f"{est.sub_sitemap_count:,}")
     langs = list(est.languages_detected[:LANGUAGES_SHOWN])
     more = len(est.languages_detected) - len(langs)
-    table.add_row("languages", ", ".join(langs) + (f" (+{more} more)" if more else "") or "none")
+    row("languages", ", ".join(langs) + (f" (+{more} more)" if more else "") or "none")
     low, high = est.expected_duration_range
     duration = format_seconds(est.expected_duration_seconds)
     if low != high:
         duration += f" ({format_seconds(low)} – {format_seconds(high)})"
-    table.add_row("expected duration", duration)
-    table.add_row("transport", est.transport)
+    row("expected duration", duration)
+    row("transport", est.transport)
     llms = "none" if est.llms_txt is None else f"{est.llms_txt} ({est.llms_links:,} page links)"
-    table.add_row("llms.txt", llms)
+    row("llms.txt", llms)
     for i, note in enumerate(est.notes):
-        table.add_row("notes" if i == 0 else "", note)
+        row("notes" if i == 0 else "", note)
     return table
 
 
