@@ -104,9 +104,9 @@ def print_summary(report: WalkReport, *, as_json: bool, quiet: bool) -> None:
     if quiet:
         print_errors(report)
         return
-    for warning in [*RUN_WARNINGS, *report.warnings]:
-        from rich.markup import escape  # rich loads with the first line printed, not before
+    from rich.markup import escape  # here, not at the top: a quiet run never loads rich
 
+    for warning in [*RUN_WARNINGS, *report.warnings]:
         # The warning's own text (a URL, a path) is not markup: `[b]` in it stays as written.
         err.print(f"[yellow]warning:[/] {escape(warning)}", markup=True)
     source = _source_of(report)
