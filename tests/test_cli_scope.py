@@ -17,8 +17,8 @@ from sitescout.cli.scope import format_seconds
 from .server import Site, sitemapindex, urlset
 
 
-def invoke(*args: str) -> Result:
-    result = CliRunner().invoke(app, list(args))
+def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    result = CliRunner().invoke(app, list(args), env=env)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result
 

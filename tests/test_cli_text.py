@@ -8,28 +8,21 @@ The commands run in-process (CliRunner) against a site on 127.0.0.1.
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-import sitescout.cli.groups  # registers the commands used here
-import sitescout.cli.scope
-import sitescout.cli.urls
 from sitescout._models import WalkReport
-from sitescout.cli import app
 from sitescout.cli._output import print_summary
 
 from .server import Site, sitemapindex, urlset
+from .test_cli_scope import invoke as invoke_wide
 
 # Each is a path segment a real site could have; each is read by rich unless told not to.
 ODD = ("Tag:fire:", "[b]v2[/b]", ":thumbs_up:[red]x")
 
-assert sitescout.cli.groups and sitescout.cli.scope and sitescout.cli.urls
-
 
 def invoke(*args: str) -> Result:
     """The command, on a terminal wide enough that no table folds a URL across lines."""
-    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "400"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
+    return invoke_wide(*args, env={"COLUMNS": "400"})
 
 
 @pytest.mark.parametrize("odd", ODD)

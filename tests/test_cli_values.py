@@ -39,20 +39,31 @@ def _parameters() -> Iterator[tuple[str, Any, Any]]:
 PARAMETERS = list(_parameters())
 
 
-def outcome(param: Any, ctx: Any, value: Any, *, plain: bool) -> tuple[Any, ...]:
-    """What reading `value` gives: ("value", its type, it) or ("refused", the message)."""
-    descriptor = param.type_descriptor
-    if plain:
-        param._runtime_param = None
-        _values.read_plainly([param])
-        runtime = param._runtime_param
-    else:
-        runtime = build_runtime_param(descriptor)
+def plain_reading(param: Any) -> Any:
+    """`param` given the plain reading afresh; that reading."""
+    param._runtime_param = None
+    _values.read_plainly([param])
+    return param._runtime_param
+
+
+def read(runtime: Any, param: Any, ctx: Any, value: Any) -> tuple[Any, ...]:
+    """What `runtime` makes of `value`: ("value", its type, it) or ("refused", the message)."""
     try:
         got = runtime.coerce(value, param=param, ctx=ctx)
     except BadParameter as exc:
         return ("refused", exc.format_message())
     return ("value", type(got), got)
+
+
+def outcome(param: Any, ctx: Any, value: Any, *, plain: bool) -> tuple[Any, ...]:
+    """What reading `value` gives, plainly or by typer's own step."""
+    runtime = plain_reading(param) if plain else build_runtime_param(param.type_descriptor)
+    return read(runtime, param, ctx, value)
+
+
+def concurrency() -> tuple[Any, Any]:
+    _, param, ctx = next(p for p in PARAMETERS if p[0] == "urls concurrency")
+    return param, ctx
 
 
 def values_for(annotation: Any) -> st.SearchStrategy[Any]:
@@ -88,9 +99,7 @@ def test_the_plain_reading_covers_every_kind_the_commands_take() -> None:
     kinds = {repr(param.type_descriptor.annotation) for _, param, _ in PARAMETERS}
     assert kinds >= {"<class 'str'>", "<class 'int'>", "<class 'float'>", "list[str]"}
     for label, param, _ in PARAMETERS:
-        param._runtime_param = None
-        _values.read_plainly([param])
-        assert type(param._runtime_param).__name__ == "_Plain", label
+        assert type(plain_reading(param)).__name__ == "_Plain", label
 
 
 @pytest.mark.parametrize(
@@ -110,24 +119,16 @@ def test_a_value_reads_as_typer_reads_it(label: str, param: Any, ctx: Any, data:
     [("8", 8), ("008", 8), ("64", 64), (8, 8)],
 )
 def test_whole_numbers_in_range_are_read_plainly(value: Any, expected: int) -> None:
-    _, param, ctx = next(p for p in PARAMETERS if p[0] == "urls concurrency")
-    param._runtime_param = None
-    _values.read_plainly([param])
-    plain = param._runtime_param
+    param, ctx = concurrency()
+    plain = plain_reading(param)
     assert plain.coerce(value, param=param, ctx=ctx) == expected
     assert param._runtime_param is plain, "read plainly, typer's step not built"
 
 
 @pytest.mark.parametrize("value", ["65", "0", " 8", "8.0", "1e1", "+8", "8_0"])
 def test_anything_else_goes_to_typers_own_step(value: str) -> None:
-    _, param, ctx = next(p for p in PARAMETERS if p[0] == "urls concurrency")
-    param._runtime_param = None
-    _values.read_plainly([param])
-    plain = param._runtime_param
+    param, ctx = concurrency()
+    plain = plain_reading(param)
     typer_reads = outcome(param, ctx, value, plain=False)
-    try:
-        got: tuple[Any, ...] = ("value", int, plain.coerce(value, param=param, ctx=ctx))
-    except BadParameter as exc:
-        got = ("refused", exc.format_message())
-    assert got == typer_reads
+    assert read(plain, param, ctx, value) == typer_reads
     assert param._runtime_param is not plain, "typer's own step took over"
