@@ -154,6 +154,7 @@ impl Entry {
 
 /// `value` boxed only when it holds something: what most entries and rows lack (`More`, an
 /// alternate's `AlternateOf`, a crawled row's `Extra`) costs them one empty pointer.
+#[inline]
 pub fn boxed_if_any<T: Default + PartialEq>(value: T) -> Option<Box<T>> {
     (value != T::default()).then(|| Box::new(value))
 }

@@ -184,7 +184,13 @@ fn resolve_loc<'py>(
         let py = raw.py();
         let mut idna = PyIdna::default();
         let resolved = if let (Ok(text), Ok(base_text)) = (raw.to_str(), base.to_str()) {
-            match urls::resolve_loc_cow(text, base_text, normalize, &mut idna) {
+            match urls::resolve_loc_cow(
+                text,
+                base_text,
+                normalize,
+                &mut idna,
+                &mut urls::CleanCheck::default(),
+            ) {
                 // Clean and nothing stripped: the value itself, no new object.
                 Some(Cow::Borrowed(url)) if url.len() == text.len() => Some(raw.clone()),
                 url => url.map(|url| PyString::new(py, &url)),

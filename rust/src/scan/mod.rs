@@ -75,6 +75,7 @@ pub(crate) struct Out {
     bad_priority: u64,
     bad_changefreq: u64,
     recovered: u64,
+    clean: urls::CleanCheck,
 }
 
 impl Out {
@@ -99,7 +100,8 @@ impl Out {
             return None;
         };
         // A clean value comes back borrowed: reuse the String when it is the whole of it.
-        let found = match urls::resolve_loc_cow(&raw, &self.base, normalize, idna) {
+        let found = match urls::resolve_loc_cow(&raw, &self.base, normalize, idna, &mut self.clean)
+        {
             None => None,
             Some(Cow::Owned(url)) => Some(Err(url)),
             Some(Cow::Borrowed(s)) => {
@@ -394,6 +396,7 @@ impl Scanner {
                 bad_priority: 0,
                 bad_changefreq: 0,
                 recovered: 0,
+                clean: urls::CleanCheck::default(),
             },
             kind: None,
             stage: Stage::Sniff,

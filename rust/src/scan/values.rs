@@ -511,6 +511,16 @@ pub fn changefreq(raw: Option<&str>) -> (Option<&'static str>, bool) {
     if value.is_empty() {
         return (None, false);
     }
+    if value.is_ascii() {
+        let v = value.as_bytes();
+        let found = CHANGEFREQ.iter().find(|f| {
+            f.len() == v.len() && f.bytes().zip(v).all(|(w, &c)| w == c.to_ascii_lowercase())
+        });
+        return match found {
+            Some(f) => (Some(f), false),
+            None => (None, true),
+        };
+    }
     // Python lowercases with Unicode rules; the Kelvin sign is the one non-ASCII character that
     // lowercases into a letter of these words.
     let is = |word: &str| {

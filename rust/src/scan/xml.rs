@@ -267,7 +267,7 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 
 /// (prefix, local name) of a qualified name.
 fn split_qname(q: &[u8]) -> (&[u8], &[u8]) {
-    match memchr(b':', q) {
+    match q.iter().position(|&b| b == b':') {
         Some(i) if i > 0 && i + 1 < q.len() => (&q[..i], &q[i + 1..]),
         _ => (&[], q),
     }
@@ -462,19 +462,24 @@ impl Xml {
             self.at = i;
             self.use_mark = false;
             i = match self.lex {
-                Lex::Text => match memchr(b'<', &data[i..]) {
-                    None => {
+                Lex::Text => match self.text_end(data, i) {
+                    (None, _) => {
                         self.chars(data, i, n, out);
                         n
                     }
-                    Some(k) => {
-                        self.chars(data, i, i + k, out);
+                    (Some(k), blank) => {
+                        if !blank {
+                            self.chars(data, i, i + k, out);
+                        }
                         self.text_brackets = 0;
                         self.at = i + k;
                         self.use_mark = false;
-                        match self.plain_field(data, text, i + k, out) {
+                        match self.item_tag(data, i + k, out, idna) {
                             Some(next) => next,
-                            None => self.open(data, i + k, out, idna),
+                            None => match self.plain_field(data, text, i + k, out) {
+                                Some(next) => next,
+                                None => self.open(data, i + k, out, idna),
+                            },
                         }
                     }
                 },
@@ -498,6 +503,20 @@ impl Xml {
         }
         self.use_mark = false;
         self.end_chunk(data);
+    }
+
+    /// Where the text at `data[i]` ends: the offset of the next `<`, and whether the text is
+    /// whitespace inside an element that does not collect it, which `chars` would only look
+    /// at (the text between the tags of a sitemap, read here without a search).
+    fn text_end(&self, data: &[u8], i: usize) -> (Option<usize>, bool) {
+        let rest = &data[i..];
+        if !self.collecting && !self.frames.is_empty() {
+            let ws = rest.iter().take_while(|&&b| is_ws(b)).count();
+            if rest.get(ws) == Some(&b'<') {
+                return (Some(ws), true);
+            }
+        }
+        (memchr(b'<', rest), false)
     }
 
     /// At a `<` in `data[i]`: what follows decides the state.
@@ -573,6 +592,32 @@ impl Xml {
         }
     }
 
+    /// At a `<` in `data[i]`: the item's own tag written the plain way (`<url>` or `</url>`,
+    /// whole in this chunk), handed to `start_tag` or `end_tag` as the general way would hand
+    /// it, without looking for its end or its attributes. Two of these come with every entry.
+    fn item_tag(
+        &mut self,
+        data: &[u8],
+        i: usize,
+        out: &mut Out,
+        idna: &mut dyn Idna,
+    ) -> Option<usize> {
+        let name = self.item_name;
+        let rest = &data[i + 1..];
+        let end = rest.first() == Some(&b'/');
+        let tag = &rest[usize::from(end)..];
+        if tag.len() <= name.len() || tag[name.len()] != b'>' || !same(&tag[..name.len()], name) {
+            return None;
+        }
+        if end {
+            self.end_tag(name, out, data, idna);
+        } else {
+            self.attrs.clear();
+            self.start_tag(&tag[..name.len()], name.len(), false, out, data, idna);
+        }
+        Some(i + 1 + usize::from(end) + name.len() + 1)
+    }
+
     /// At a `<` in `data[i]`: a field of the open item written the plain way, whole in this
     /// chunk (`<loc>TEXT</loc>`: no attribute, prefix, reference, carriage return, `>` or
     /// space in the tags), read here in one step, with the effects the general way would have
@@ -602,8 +647,9 @@ impl Xml {
             return None;
         }
         let rest = &data[i + 1..];
-        // The longest name taken, `changefreq`, and its `>`.
-        let close = memchr(b'>', &rest[..rest.len().min(11)])?;
+        // The longest name taken, `changefreq`, and its `>` (a loop: for so few bytes the
+        // search's call cost more than it saved).
+        let close = rest[..rest.len().min(11)].iter().position(|&b| b == b'>')?;
         let name = &rest[..close];
         if name.is_empty() || !name.iter().all(u8::is_ascii_lowercase) {
             return None;
@@ -1567,10 +1613,13 @@ impl Xml {
                 let mut alternates = Vec::with_capacity(item.alternates.len());
                 for (hreflang, href) in item.alternates {
                     if let Some(url) = out.resolve(Some(href), true, idna) {
-                        alternates.push(Alternate {
-                            hreflang: py_strip(&hreflang).to_owned(),
-                            url,
-                        });
+                        let stripped = py_strip(&hreflang);
+                        let hreflang = if stripped.len() == hreflang.len() {
+                            hreflang
+                        } else {
+                            stripped.to_owned()
+                        };
+                        alternates.push(Alternate { hreflang, url });
                     }
                 }
                 if let Some(url) = out.resolve(item.loc.flatten(), true, idna) {
