@@ -306,9 +306,15 @@ impl Rows {
     }
 
     pub fn to_jsonl(&self) -> String {
-        let mut out = String::with_capacity(self.0.len() * 160);
-        for row in &self.0 {
-            json_line(&mut out, row);
+        let mut out = String::new();
+        let mut tail = JsonTail::default();
+        for (i, row) in self.0.iter().enumerate() {
+            json_line(&mut out, row, &mut tail);
+            if i == 0 {
+                // Room for all the lines at the first one's length and an eighth more: lines
+                // differ by a few bytes, and growing the text step by step copied it each time.
+                out.reserve(out.len() * (self.0.len() - 1) / 8 * 9);
+            }
         }
         out
     }
@@ -495,7 +501,36 @@ fn py_float_digits(out: &mut String, v: f64) {
     }
 }
 
-fn json_line(out: &mut String, row: &Row) {
+/// The end of a sitemap row's JSON line before its extras (`,"sitemap":…,"depth":…`), the same
+/// for every row of a document: encoded once per run of rows that share it.
+#[derive(Default)]
+struct JsonTail {
+    sitemap: Option<Arc<str>>,
+    depth: u32,
+    text: String,
+}
+
+impl JsonTail {
+    fn push(&mut self, out: &mut String, row: &Row) {
+        let same = self.depth == row.depth
+            && self
+                .sitemap
+                .as_ref()
+                .is_some_and(|s| Arc::ptr_eq(s, &row.sitemap));
+        if !same {
+            self.text.clear();
+            self.text.push_str(",\"sitemap\":");
+            json_str(&mut self.text, &row.sitemap);
+            self.text.push_str(",\"depth\":");
+            push_int(&mut self.text, row.depth);
+            self.sitemap = Some(Arc::clone(&row.sitemap));
+            self.depth = row.depth;
+        }
+        out.push_str(&self.text);
+    }
+}
+
+fn json_line(out: &mut String, row: &Row, tail: &mut JsonTail) {
     let e = &row.entry;
     out.push_str("{\"url\":");
     json_str(out, &e.url);
@@ -508,14 +543,16 @@ fn json_line(out: &mut String, row: &Row) {
     }
     out.push_str(",\"changefreq\":");
     json_opt(out, e.changefreq.as_deref());
-    out.push_str(",\"hreflang\":");
-    json_opt(out, row.alternate_of().and(row.hreflang()));
-    out.push_str(",\"alternate_of\":");
-    json_opt(out, row.alternate_of());
-    out.push_str(",\"sitemap\":");
-    json_str(out, &row.sitemap);
-    out.push_str(",\"depth\":");
-    push_int(out, row.depth);
+    match row.alternate_of() {
+        None => out.push_str(",\"hreflang\":null,\"alternate_of\":null"),
+        Some(page) => {
+            out.push_str(",\"hreflang\":");
+            json_opt(out, row.hreflang());
+            out.push_str(",\"alternate_of\":");
+            json_str(out, page);
+        }
+    }
+    tail.push(out, row);
     // Sitemap rows keep the original shape; crawl and llms.txt rows add their source and title,
     // and a markdown copy or merged sources are written when there are some.
     let (md_url, sources) = (row.md_url(), row.sources());
@@ -646,6 +683,44 @@ mod tests {
             py_float_digits(&mut general, v);
             assert_eq!(float(v), general, "{v:?}");
         }
+    }
+
+    #[test]
+    fn json_lines_of_rows_from_many_documents_are_each_rows_own() {
+        // Two rows per document: the second's end is the first's.
+        let mk = |u: &str, sitemap: &str, depth| {
+            let entry = |url: String| Entry {
+                url,
+                ..Entry::default()
+            };
+            Rows::from_document(
+                vec![entry(u.into()), entry(format!("{u}2"))],
+                sitemap,
+                depth,
+            )
+        };
+        let mut rows = Rows::default();
+        for (u, sitemap, depth) in [
+            ("a", "s1", 1),
+            ("b", "s1", 1),
+            ("c", "s1", 2),
+            ("d", "s\"2", 2),
+            ("e", "s1", 2),
+            ("f", "s1", 1),
+        ] {
+            rows.append(&mut mk(u, sitemap, depth));
+        }
+        let alone: String = rows
+            .0
+            .iter()
+            .map(|row| {
+                let mut line = String::new();
+                json_line(&mut line, row, &mut JsonTail::default());
+                line
+            })
+            .collect();
+        assert_eq!(rows.to_jsonl(), alone);
+        assert!(alone.contains(",\"sitemap\":\"s\\\"2\",\"depth\":2}"));
     }
 
     #[test]
@@ -810,7 +885,7 @@ mod tests {
         assert_eq!(llms.retain_new(&mut seen), 1);
         assert!(!seen.add("x") && !seen.add("y.md"));
         let mut line = String::new();
-        json_line(&mut line, &llms.0[0]);
+        json_line(&mut line, &llms.0[0], &mut JsonTail::default());
         assert!(line.ends_with(",\"source\":\"llms.txt\",\"title\":null,\"md_url\":\"y.md\"}\n"));
     }
 }
