@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import subprocess
@@ -13,6 +14,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from sitescout import Batch, Entry
+from sitescout._table import COLUMNS
+from sitescout.cli.urls import Format, _Writer
 
 from .server import Site, sitemapindex, urlset
 
@@ -72,6 +77,37 @@ def test_urls_csv_to_file_and_no_alternates(site: Site, tmp_path: object) -> Non
     with open(out, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 5 and rows[0]["url"].startswith(site.url)
+
+
+def test_urls_csv_on_stdout_starts_with_its_header(site: Site) -> None:
+    make_site(site)
+    proc = run("urls", site.url, "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == ",".join(COLUMNS) and len(lines) == 7
+    assert {row["url"] for row in csv.DictReader(lines)} >= {f"{site.url}/p{i}" for i in range(5)}
+
+
+@pytest.mark.parametrize("fmt", [Format.jsonl, Format.csv, Format.txt])
+def test_the_writer_writes_the_same_text_to_a_stream_of_text_alone(fmt: Format) -> None:
+    """Rows go as the core's bytes under a text stream that has a byte stream under it, and as
+    text to one that has none: the same text either way, in order after the CSV header."""
+    batch = Batch.from_entries(
+        [
+            Entry('https://example.com/é?q="1"', lastmod="2024-01-01", sitemap="s é"),
+            Entry("https://example.com/b,c", priority=0.5, sitemap="s"),
+        ]
+    )
+    text = io.StringIO()
+    raw = io.BytesIO()
+    layered = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    for out in (text, layered):
+        writer = _Writer(out, fmt)
+        writer.write(batch)
+        writer.write(batch)
+    layered.flush()
+    assert raw.getvalue().decode("utf-8") == text.getvalue()
+    assert text.getvalue().count("example.com/b,c") == 2
 
 
 def test_json_summary_on_stderr(site: Site) -> None:

@@ -56,6 +56,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "Batch.to_jsonl": lambda: batch().to_jsonl(),
     "Batch.to_csv": lambda: batch().to_csv(),
     "Batch.to_txt": lambda: batch().to_txt(),
+    "Batch.encode": lambda: batch().encode("jsonl"),
     "Batch.report_counts": lambda: batch().report_counts(),
     "Batch.report_urls": lambda: batch().report_urls(RULES),
     "Batch.arrow_columns": lambda: batch().arrow_columns(),

@@ -459,6 +459,25 @@ impl Batch {
         super::guard("Batch.to_txt", || Ok(self.rows.to_txt()))
     }
 
+    /// `to_jsonl()`, `to_csv()` or `to_txt()` (`format` "jsonl", "csv" or "txt") as UTF-8
+    /// bytes, for a writer to a binary stream: no str is made and encoded again per batch.
+    fn encode<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyBytes>> {
+        super::guard("Batch.encode", || {
+            let rows = &self.rows;
+            let text = match format {
+                "jsonl" => py.detach(|| rows.to_jsonl()),
+                "csv" => py.detach(|| rows.to_csv()),
+                "txt" => py.detach(|| rows.to_txt()),
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "unknown format {format:?}: jsonl, csv or txt"
+                    )))
+                }
+            };
+            Ok(PyBytes::new(py, text.as_bytes()))
+        })
+    }
+
     /// Rows made from `sitescout.Entry` objects (any of their fields), as `entries()` gives
     /// them back.
     #[staticmethod]

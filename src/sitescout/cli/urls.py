@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
+import io
 import os
 import stat
 import sys
@@ -62,18 +63,25 @@ class Format(StrEnum):
 
 class _Writer:
     """Batches to the output: JSON lines, CSV and plain URLs are encoded by the native core (one
-    encoder per format); Parquet is built from the column buffers it lays out."""
+    encoder per format) and written as its bytes to the stream under the text one, where there
+    is one (a str per batch was decoded from the core's bytes and encoded back); Parquet is
+    built from the column buffers it lays out."""
 
     def __init__(self, out: IO[str], fmt: Format, parquet: ParquetWriter | None = None) -> None:
         self.out = out
         self.fmt = fmt
         self._parquet = parquet
+        binary = getattr(out, "buffer", None)
+        self._binary = binary if isinstance(binary, io.BufferedIOBase | io.RawIOBase) else None
         if fmt is Format.csv:
             csv.writer(out, lineterminator="\n").writerow(COLUMNS)
+            out.flush()  # the header before the rows written under it
 
     def write(self, rows: Batch) -> None:
         if self._parquet is not None:
             self._parquet.write(rows)
+        elif self._binary is not None:
+            self._binary.write(rows.encode(self.fmt.value))
         elif self.fmt is Format.txt:
             self.out.write(rows.to_txt())
         elif self.fmt is Format.csv:
