@@ -128,6 +128,15 @@ def test_core_encodes_any_entry_as_python_did(items: list[Entry]) -> None:
     assert batch.to_jsonl() == encode.to_jsonl(items)
     assert batch.to_csv() == encode.to_csv(items)
     assert batch.entries() == items
+    # What the command line writes: the same text, as UTF-8 bytes.
+    assert batch.encode("jsonl") == encode.to_jsonl(items).encode("utf-8")
+    assert batch.encode("csv") == encode.to_csv(items).encode("utf-8")
+    assert batch.encode("txt") == encode.to_txt(items).encode("utf-8")
+
+
+def test_encode_knows_three_formats() -> None:
+    with pytest.raises(ValueError, match='unknown format "parquet"'):
+        Batch.from_entries(varied()).encode("parquet")
 
 
 def test_extras_are_their_classes_own_objects() -> None:

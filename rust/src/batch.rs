@@ -5,7 +5,7 @@
 //! `encode_basestring`, `repr(float)`, the csv module's minimal quoting).
 #![forbid(unsafe_code)]
 
-use std::fmt::Write;
+use std::io::Write;
 use std::sync::Arc;
 
 use crate::entry::{boxed_if_any, Entry, Short};
@@ -306,7 +306,21 @@ impl Rows {
     }
 
     pub fn to_jsonl(&self) -> String {
-        let mut out = String::new();
+        text(self.jsonl_bytes())
+    }
+
+    pub fn to_csv(&self) -> String {
+        text(self.csv_bytes())
+    }
+
+    pub fn to_txt(&self) -> String {
+        text(self.txt_bytes())
+    }
+
+    /// The rows as JSON lines, UTF-8: built as bytes, so no piece is checked to be text again
+    /// (a lastmod kept in place was, at every read).
+    pub fn jsonl_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
         let mut tail = JsonTail::default();
         for (i, row) in self.0.iter().enumerate() {
             json_line(&mut out, row, &mut tail);
@@ -319,22 +333,27 @@ impl Rows {
         out
     }
 
-    pub fn to_csv(&self) -> String {
-        let mut out = String::with_capacity(self.0.len() * 120);
+    pub fn csv_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.0.len() * 120);
         for row in &self.0 {
             csv_row(&mut out, row);
         }
         out
     }
 
-    pub fn to_txt(&self) -> String {
-        let mut out = String::with_capacity(self.0.len() * 64);
+    pub fn txt_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.0.len() * 64);
         for row in &self.0 {
-            out.push_str(&row.entry.url);
-            out.push('\n');
+            out.extend_from_slice(row.entry.url.as_bytes());
+            out.push(b'\n');
         }
         out
     }
+}
+
+/// Encoded rows as text: they are made of the rows' text and ASCII, so always UTF-8.
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The page links of an llms.txt, held while the sitemaps are walked (`--source all`): a row
@@ -397,62 +416,66 @@ impl LlmsIndex {
     }
 }
 
-/// `json.encoder.encode_basestring`: quotes, backslash and control characters escaped, the rest
-/// (non-ASCII included) as it is.
-pub fn json_str(out: &mut String, s: &str) {
-    out.push('"');
+/// `json.encoder.encode_basestring` of the UTF-8 text `s`: quotes, backslash and control
+/// characters escaped, the rest (non-ASCII included) as it is.
+pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
     // Nearly every value (URLs, dates) needs no escape: one branch-free pass decides.
-    if !s.bytes().fold(false, |any, b| {
+    if !s.iter().fold(false, |any, &b| {
         any | (b < 0x20) | (b == b'"') | (b == b'\\')
     }) {
-        out.push_str(s);
-        out.push('"');
+        out.extend_from_slice(s);
+        out.push(b'"');
         return;
     }
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
+    for (i, &b) in s.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
             _ => continue,
         };
-        out.push_str(&s[start..i]);
+        out.extend_from_slice(&s[start..i]);
         if esc.is_empty() {
             let _ = write!(out, "\\u{:04x}", b);
         } else {
-            out.push_str(esc);
+            out.extend_from_slice(esc);
         }
         start = i + 1;
     }
-    out.push_str(&s[start..]);
-    out.push('"');
+    out.extend_from_slice(&s[start..]);
+    out.push(b'"');
 }
 
-fn json_opt(out: &mut String, s: Option<&str>) {
+fn json_opt(out: &mut Vec<u8>, s: Option<&[u8]>) {
     match s {
         Some(s) => json_str(out, s),
-        None => out.push_str("null"),
+        None => out.extend_from_slice(b"null"),
     }
 }
 
 /// `repr(float)`: the shortest round-tripping digits, scientific below 1e-4 and from 1e16 on.
-pub fn py_float(out: &mut String, v: f64) {
+pub fn py_float(out: &mut Vec<u8>, v: f64) {
     if v.is_nan() {
-        out.push_str("nan");
+        out.extend_from_slice(b"nan");
         return;
     }
     if v.is_infinite() {
-        out.push_str(if v > 0.0 { "inf" } else { "-inf" });
+        out.extend_from_slice(if v > 0.0 { b"inf" } else { b"-inf" });
         return;
     }
     if v == 0.0 {
-        out.push_str(if v.is_sign_negative() { "-0.0" } else { "0.0" });
+        out.extend_from_slice(if v.is_sign_negative() {
+            b"-0.0"
+        } else {
+            b"0.0"
+        });
         return;
     }
     if hundredths(out, v) {
@@ -464,7 +487,7 @@ pub fn py_float(out: &mut String, v: f64) {
 /// A priority is nearly always a tenth or a hundredth in 0..1, whose shortest digits are its
 /// own: written directly, where the general way formats the number twice. False (nothing
 /// written) for any other value.
-fn hundredths(out: &mut String, v: f64) -> bool {
+fn hundredths(out: &mut Vec<u8>, v: f64) -> bool {
     let k = (v * 100.0).round();
     // `k / 100.0` is the double nearest k/100, as is the one "0.kk" reads back as: equal, v is
     // that number and "0.kk" (one digit fewer when k is a multiple of 10) is its repr.
@@ -473,19 +496,19 @@ fn hundredths(out: &mut String, v: f64) -> bool {
     }
     let k = k as u8;
     if k == 100 {
-        out.push_str("1.0");
+        out.extend_from_slice(b"1.0");
     } else {
-        out.push_str("0.");
-        out.push(char::from(b'0' + k / 10));
+        out.extend_from_slice(b"0.");
+        out.push(b'0' + k / 10);
         if !k.is_multiple_of(10) {
-            out.push(char::from(b'0' + k % 10));
+            out.push(b'0' + k % 10);
         }
     }
     true
 }
 
 /// `repr(float)` of a finite, non-zero value, by the shortest digits Rust finds.
-fn py_float_digits(out: &mut String, v: f64) {
+fn py_float_digits(out: &mut Vec<u8>, v: f64) {
     let sci = format!("{v:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
@@ -495,9 +518,9 @@ fn py_float_digits(out: &mut String, v: f64) {
         return;
     }
     let fixed = format!("{v}");
-    out.push_str(&fixed);
+    out.extend_from_slice(fixed.as_bytes());
     if !fixed.contains('.') {
-        out.push_str(".0");
+        out.extend_from_slice(b".0");
     }
 }
 
@@ -507,11 +530,11 @@ fn py_float_digits(out: &mut String, v: f64) {
 struct JsonTail {
     sitemap: Option<Arc<str>>,
     depth: u32,
-    text: String,
+    text: Vec<u8>,
 }
 
 impl JsonTail {
-    fn push(&mut self, out: &mut String, row: &Row) {
+    fn push(&mut self, out: &mut Vec<u8>, row: &Row) {
         let same = self.depth == row.depth
             && self
                 .sitemap
@@ -519,37 +542,37 @@ impl JsonTail {
                 .is_some_and(|s| Arc::ptr_eq(s, &row.sitemap));
         if !same {
             self.text.clear();
-            self.text.push_str(",\"sitemap\":");
-            json_str(&mut self.text, &row.sitemap);
-            self.text.push_str(",\"depth\":");
+            self.text.extend_from_slice(b",\"sitemap\":");
+            json_str(&mut self.text, row.sitemap.as_bytes());
+            self.text.extend_from_slice(b",\"depth\":");
             push_int(&mut self.text, row.depth);
             self.sitemap = Some(Arc::clone(&row.sitemap));
             self.depth = row.depth;
         }
-        out.push_str(&self.text);
+        out.extend_from_slice(&self.text);
     }
 }
 
-fn json_line(out: &mut String, row: &Row, tail: &mut JsonTail) {
+fn json_line(out: &mut Vec<u8>, row: &Row, tail: &mut JsonTail) {
     let e = &row.entry;
-    out.push_str("{\"url\":");
-    json_str(out, &e.url);
-    out.push_str(",\"lastmod\":");
-    json_opt(out, e.lastmod.as_deref());
-    out.push_str(",\"priority\":");
+    out.extend_from_slice(b"{\"url\":");
+    json_str(out, e.url.as_bytes());
+    out.extend_from_slice(b",\"lastmod\":");
+    json_opt(out, e.lastmod.as_ref().map(Short::as_bytes));
+    out.extend_from_slice(b",\"priority\":");
     match e.priority {
         Some(p) => py_float(out, p),
-        None => out.push_str("null"),
+        None => out.extend_from_slice(b"null"),
     }
-    out.push_str(",\"changefreq\":");
-    json_opt(out, e.changefreq.as_deref());
+    out.extend_from_slice(b",\"changefreq\":");
+    json_opt(out, e.changefreq.as_deref().map(str::as_bytes));
     match row.alternate_of() {
-        None => out.push_str(",\"hreflang\":null,\"alternate_of\":null"),
+        None => out.extend_from_slice(b",\"hreflang\":null,\"alternate_of\":null"),
         Some(page) => {
-            out.push_str(",\"hreflang\":");
-            json_opt(out, row.hreflang());
-            out.push_str(",\"alternate_of\":");
-            json_str(out, page);
+            out.extend_from_slice(b",\"hreflang\":");
+            json_opt(out, row.hreflang().map(str::as_bytes));
+            out.extend_from_slice(b",\"alternate_of\":");
+            json_str(out, page.as_bytes());
         }
     }
     tail.push(out, row);
@@ -557,76 +580,81 @@ fn json_line(out: &mut String, row: &Row, tail: &mut JsonTail) {
     // and a markdown copy or merged sources are written when there are some.
     let (md_url, sources) = (row.md_url(), row.sources());
     if row.source != Source::Sitemap {
-        out.push_str(",\"source\":");
-        json_str(out, row.source.as_str());
-        out.push_str(",\"title\":");
-        json_opt(out, row.title());
+        out.extend_from_slice(b",\"source\":");
+        json_str(out, row.source.as_str().as_bytes());
+        out.extend_from_slice(b",\"title\":");
+        json_opt(out, row.title().map(str::as_bytes));
     }
     if let Some(md) = md_url {
-        out.push_str(",\"md_url\":");
-        json_str(out, md);
+        out.extend_from_slice(b",\"md_url\":");
+        json_str(out, md.as_bytes());
     }
     if !sources.is_empty() {
-        out.push_str(",\"sources\":[");
+        out.extend_from_slice(b",\"sources\":[");
         for (i, source) in sources.iter().enumerate() {
             if i > 0 {
-                out.push(',');
+                out.push(b',');
             }
-            json_str(out, source.as_str());
+            json_str(out, source.as_str().as_bytes());
         }
-        out.push(']');
+        out.push(b']');
     }
-    out.push_str("}\n");
+    out.extend_from_slice(b"}\n");
 }
 
-fn push_int(out: &mut String, n: u32) {
+fn push_int(out: &mut Vec<u8>, n: u32) {
     if n < 10 {
-        out.push(char::from(b'0' + n as u8));
+        out.push(b'0' + n as u8);
     } else {
         let _ = write!(out, "{n}");
     }
 }
 
 /// One field as the csv module writes it with minimal quoting and "\n" line ends.
-fn csv_field(out: &mut String, s: &str) {
+fn csv_field(out: &mut Vec<u8>, s: &str) {
     if s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n')) {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
+        out.push(b'"');
+        for &b in s.as_bytes() {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
     } else {
-        out.push_str(s);
+        out.extend_from_slice(s.as_bytes());
     }
 }
 
-fn csv_row(out: &mut String, row: &Row) {
+fn csv_row(out: &mut Vec<u8>, row: &Row) {
     let e = &row.entry;
     csv_field(out, &e.url);
-    out.push(',');
+    out.push(b',');
     csv_field(out, e.lastmod.as_deref().unwrap_or(""));
-    out.push(',');
+    out.push(b',');
     if let Some(p) = e.priority {
         py_float(out, p);
     }
-    out.push(',');
+    out.push(b',');
     csv_field(out, e.changefreq.as_deref().unwrap_or(""));
-    out.push(',');
+    out.push(b',');
     csv_field(out, row.hreflang().unwrap_or(""));
-    out.push(',');
+    out.push(b',');
     csv_field(out, row.alternate_of().unwrap_or(""));
-    out.push(',');
+    out.push(b',');
     csv_field(out, &row.sitemap);
     let _ = write!(out, ",{},{},", row.depth, row.source.as_str());
     csv_field(out, row.title().unwrap_or(""));
-    out.push(',');
+    out.push(b',');
     csv_field(out, row.md_url().unwrap_or(""));
-    out.push(',');
+    out.push(b',');
     for (i, source) in row.sources().iter().enumerate() {
         if i > 0 {
-            out.push(';');
+            out.push(b';');
         }
-        out.push_str(source.as_str());
+        out.extend_from_slice(source.as_str().as_bytes());
     }
-    out.push('\n');
+    out.push(b'\n');
 }
 
 #[cfg(test)]
@@ -634,9 +662,15 @@ mod tests {
     use super::*;
 
     fn float(v: f64) -> String {
-        let mut s = String::new();
+        let mut s = Vec::new();
         py_float(&mut s, v);
-        s
+        text(s)
+    }
+
+    fn general(v: f64) -> String {
+        let mut s = Vec::new();
+        py_float_digits(&mut s, v);
+        text(s)
     }
 
     #[test]
@@ -659,12 +693,11 @@ mod tests {
                 f64::from(k) / 10.0,
                 f64::from(k) * 0.01,
             ] {
-                let mut general = String::new();
-                if v == 0.0 {
-                    general.push_str("0.0");
+                let general = if v == 0.0 {
+                    "0.0".to_owned()
                 } else {
-                    py_float_digits(&mut general, v);
-                }
+                    general(v)
+                };
                 assert_eq!(float(v), general, "{v:?}");
             }
         }
@@ -679,9 +712,7 @@ mod tests {
             100.0,
             1e-7,
         ] {
-            let mut general = String::new();
-            py_float_digits(&mut general, v);
-            assert_eq!(float(v), general, "{v:?}");
+            assert_eq!(float(v), general(v), "{v:?}");
         }
     }
 
@@ -714,9 +745,9 @@ mod tests {
             .0
             .iter()
             .map(|row| {
-                let mut line = String::new();
+                let mut line = Vec::new();
                 json_line(&mut line, row, &mut JsonTail::default());
-                line
+                text(line)
             })
             .collect();
         assert_eq!(rows.to_jsonl(), alone);
@@ -725,9 +756,9 @@ mod tests {
 
     #[test]
     fn json_strings_escape_like_encode_basestring() {
-        let mut s = String::new();
-        json_str(&mut s, "a\"b\\c\n\u{1}é\u{7f}");
-        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001é\u{7f}\"");
+        let mut s = Vec::new();
+        json_str(&mut s, "a\"b\\c\n\u{1}é\u{7f}".as_bytes());
+        assert_eq!(text(s), "\"a\\\"b\\\\c\\n\\u0001é\u{7f}\"");
     }
 
     #[test]
@@ -884,8 +915,10 @@ mod tests {
         llms.push("y".into(), "l", 1, Source::Llms, md("y.md"));
         assert_eq!(llms.retain_new(&mut seen), 1);
         assert!(!seen.add("x") && !seen.add("y.md"));
-        let mut line = String::new();
+        let mut line = Vec::new();
         json_line(&mut line, &llms.0[0], &mut JsonTail::default());
-        assert!(line.ends_with(",\"source\":\"llms.txt\",\"title\":null,\"md_url\":\"y.md\"}\n"));
+        assert!(
+            text(line).ends_with(",\"source\":\"llms.txt\",\"title\":null,\"md_url\":\"y.md\"}\n")
+        );
     }
 }

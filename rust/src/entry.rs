@@ -75,6 +75,14 @@ impl Short {
         }
     }
 
+    /// The text's bytes, with no check that they are text (they were a whole `str`).
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Short::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Short::Heap(s) => s.as_bytes(),
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         match self {
             // Always valid: the bytes were a whole `str` (the check is a few word reads).

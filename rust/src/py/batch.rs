@@ -464,17 +464,17 @@ impl Batch {
     fn encode<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyBytes>> {
         super::guard("Batch.encode", || {
             let rows = &self.rows;
-            let text = match format {
-                "jsonl" => py.detach(|| rows.to_jsonl()),
-                "csv" => py.detach(|| rows.to_csv()),
-                "txt" => py.detach(|| rows.to_txt()),
+            let bytes = match format {
+                "jsonl" => py.detach(|| rows.jsonl_bytes()),
+                "csv" => py.detach(|| rows.csv_bytes()),
+                "txt" => py.detach(|| rows.txt_bytes()),
                 _ => {
                     return Err(PyValueError::new_err(format!(
                         "unknown format {format:?}: jsonl, csv or txt"
                     )))
                 }
             };
-            Ok(PyBytes::new(py, text.as_bytes()))
+            Ok(PyBytes::new(py, &bytes))
         })
     }
 
