@@ -63,9 +63,9 @@ class Format(StrEnum):
 
 class _Writer:
     """Batches to the output: JSON lines, CSV and plain URLs are encoded by the native core (one
-    encoder per format) and written as its bytes to the stream under the text one, where there
-    is one (a str per batch was decoded from the core's bytes and encoded back); Parquet is
-    built from the column buffers it lays out."""
+    encoder per format) and its bytes written to the byte stream under the text one, where there
+    is one, so that no str per batch is decoded from them and encoded back; Parquet is built
+    from the column buffers it lays out."""
 
     def __init__(self, out: IO[str], fmt: Format, parquet: ParquetWriter | None = None) -> None:
         self.out = out
