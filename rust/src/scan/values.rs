@@ -512,10 +512,7 @@ pub fn changefreq(raw: Option<&str>) -> (Option<&'static str>, bool) {
         return (None, false);
     }
     if value.is_ascii() {
-        let v = value.as_bytes();
-        let found = CHANGEFREQ.iter().find(|f| {
-            f.len() == v.len() && f.bytes().zip(v).all(|(w, &c)| w == c.to_ascii_lowercase())
-        });
+        let found = CHANGEFREQ.iter().find(|f| f.eq_ignore_ascii_case(value));
         return match found {
             Some(f) => (Some(f), false),
             None => (None, true),
