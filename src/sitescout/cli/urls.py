@@ -82,12 +82,8 @@ class _Writer:
             self._parquet.write(rows)
         elif self._binary is not None:
             self._binary.write(rows.encode(self.fmt.value))
-        elif self.fmt is Format.txt:
-            self.out.write(rows.to_txt())
-        elif self.fmt is Format.csv:
-            self.out.write(rows.to_csv())
         else:
-            self.out.write(rows.to_jsonl())
+            self.out.write(rows.encode(self.fmt.value).decode("utf-8"))
 
 
 class _Output:
